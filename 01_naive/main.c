@@ -1,0 +1,22 @@
+/**
+ * @file 01_naive/main.c
+ * @brief Chapter 01: verify and time the naive, tiled and blocked GEMMs against cuBLAS.
+ *
+ * Build and run:   make chapter-01 && ./run          (from the top level)
+ *                  cd 01_naive && make && ./run      (from here)
+ * Options:         ./run --help
+ */
+#include "kernel.h"
+
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"naive", launch_gemm_naive, gemm_naive_knobs},
+        {"tiled", launch_gemm_tiled, gemm_tiled_knobs},
+        {"blocked", launch_gemm_blocked, gemm_blocked_knobs},
+    };
+    const gemm_chapter chapter = {
+        "01_naive", "Chapter 01: naive, tiled and register-blocked GEMM (synchronous loads)",
+        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0])};
+    return gemm_chapter_main(argc, argv, &chapter);
+}

@@ -1,0 +1,62 @@
+# Intra-kernel pipelining on NVIDIA GPUs - a step-by-step CUDA tutorial.
+# `make help` lists the targets.
+
+CHAPTER_DIRS := $(patsubst %/Makefile,%,$(sort $(wildcard [0-9][0-9]_*/Makefile)))
+
+# Detect the GPU once here and hand ARCH to every chapter build.
+ifeq ($(origin ARCH),undefined)
+  DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
+  ARCH := $(if $(DETECTED_CC),sm_$(DETECTED_CC),sm_90a)
+  ifeq ($(ARCH),sm_90)
+    ARCH := sm_90a
+  endif
+endif
+export ARCH
+
+chapter_num = $(firstword $(subst _, ,$(1)))
+CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))
+
+.PHONY: help all test test-gpu bench docs tables clean $(CHAPTER_TARGETS)
+
+help:
+	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
+	@echo "  make chapter-NN      build chapter NN and point ./run at it, e.g. make chapter-01 && ./run"
+	@$(foreach d,$(CHAPTER_DIRS),echo "      chapter-$(call chapter_num,$(d))       $(d)";)
+	@echo "  make all             build every chapter"
+	@echo "  make test            the test suite (GPU tests too when a GPU is present)"
+	@echo "  make test-gpu        only the GPU tests: shapes, knob variants, wrong-kernel and sanitizer checks"
+	@echo "  make bench           time every chapter at its default size -> docs/results/<gpu>.csv"
+	@echo "  make docs            regenerate the results tables, then the Doxygen site in docs/html"
+	@echo "  make clean           remove build outputs"
+	@echo "variables: ARCH=$(ARCH) (auto)  DEBUG=1  V=1  and each chapter's knobs (make chapter-01 BK=8)"
+
+all:
+	@set -e; $(foreach d,$(CHAPTER_DIRS),$(MAKE) --no-print-directory -C $(d);)
+
+# chapter-01: build 01_naive and make ./run point at 01_naive/run
+define chapter_rule
+chapter-$(call chapter_num,$(1)):
+	@$$(MAKE) --no-print-directory -C $(1) && ln -sfn $(1)/run run && echo "./run -> $(1)/run"
+endef
+$(foreach d,$(CHAPTER_DIRS),$(eval $(call chapter_rule,$(d))))
+
+test:
+	@bash tests/run.sh
+
+test-gpu:
+	@bash tests/run.sh --gpu
+
+bench:
+	@bash tests/bench.sh
+
+tables:
+	@bash docs/gen_tables.sh
+
+docs: tables
+	@command -v doxygen >/dev/null || { echo "doxygen not found (apt-get install doxygen graphviz)"; exit 3; }
+	doxygen docs/Doxyfile
+	@echo "open docs/html/index.html"
+
+clean:
+	@$(foreach d,$(CHAPTER_DIRS),$(MAKE) --no-print-directory -C $(d) clean;)
+	rm -rf run tests/build docs/html docs/doxygen_warnings.log

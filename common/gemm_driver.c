@@ -1,0 +1,320 @@
+/**
+ * @file gemm_driver.c
+ * @brief Verification, timing and reporting for the GEMM chapters (see gemm_driver.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "gemm_driver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "device.h"
+#include "matrix.h"
+#include "nvtx.h"
+#include "options.h"
+#include "report.h"
+#include "stats.h"
+#include "verify.h"
+#include "watchdog.h"
+
+#define MAX_ROWS 16
+#define FP64_RANDOM_SAMPLES 64
+
+/* Row-major C = A * B is column-major C^T = B^T * A^T, so cuBLAS gets the
+ * operands swapped and no transposes. */
+static void cublas_gemm(cublasHandle_t h, cublasComputeType_t compute, int M, int N, int K,
+                        const float *A, const float *B, float *C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_32F, N, A,
+                              CUDA_R_32F, K, &zero, C, CUDA_R_32F, N, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+/* The timed cuBLAS row: plain FP32 (CUBLAS_COMPUTE_32F never uses TF32). */
+static cublasHandle_t timed_handle;
+
+static cudaError_t launch_cublas(int M, int N, int K, const float *A, const float *B, float *C,
+                                 cudaStream_t stream)
+{
+    CUBLAS_CHECK(cublasSetStream(timed_handle, stream));
+    cublas_gemm(timed_handle, CUBLAS_COMPUTE_32F, M, N, K, A, B, C);
+    return cudaGetLastError();
+}
+
+/* Everything one run needs, so the helpers below take one argument. */
+typedef struct {
+    const options *o;
+    FILE *out;               /* the human report: stdout, or stderr under --csv/--json */
+    int M, N, K;
+    size_t bytes_c;
+    float *hA, *hB, *hGot, *hWant, *hAbs;
+    float *dA, *dB, *dC;
+} run_state;
+
+static void launch_or_die(const gemm_kernel *k, run_state *s)
+{
+    cudaError_t err = k->launch(s->M, s->N, s->K, s->dA, s->dB, s->dC, 0);
+    if (err != cudaSuccess) {
+        fprintf(stderr, "kernel '%s': launch failed: %s (%s)\n", k->name, cudaGetErrorString(err),
+                cudaGetErrorName(err));
+        exit(EXIT_CUDA_ERROR);
+    }
+}
+
+/* Copy C back and compare every element with the reference; also check the
+ * sampled entries against fp64 directly. Returns 1 when correct. */
+static int check_output(const gemm_kernel *k, run_state *s, const char *when)
+{
+    compare_result c;
+    sample_result sr;
+    CUDA_CHECK(cudaMemcpy(s->hGot, s->dC, s->bytes_c, cudaMemcpyDeviceToHost));
+    compare_gemm(s->hGot, s->hWant, s->hAbs, s->M, s->N, s->K, &c);
+    sample_check_fp64(s->hA, s->hB, s->hGot, s->M, s->N, s->K, s->o->seed + 7, FP64_RANDOM_SAMPLES, &sr);
+    if (compare_passed(&c) && sr.bad == 0) {
+        fprintf(s->out, "  %-8s %-12s PASSED  max|err| %.2e = %.4f tol, rel.Frobenius %.1e, fp64 samples %d/%d\n",
+                k->name, when, c.max_abs_err, c.max_err_over_tol, c.rel_fro, sr.samples, sr.samples);
+        return 1;
+    }
+    fprintf(s->out, "  %-8s %-12s FAILED  %ld of %ld elements wrong (%ld NaN/Inf)", k->name, when,
+            c.bad, c.checked, c.nonfinite);
+    if (c.bad > 0)
+        fprintf(s->out, "; first at (%ld,%ld): got %.6g, want %.6g", c.first_row, c.first_col,
+                (double)c.first_got, (double)c.first_want);
+    if (sr.bad > 0)
+        fprintf(s->out, "; %d of %d fp64 samples wrong, first at (%ld,%ld)", sr.bad, sr.samples,
+                sr.first_row, sr.first_col);
+    fprintf(s->out, "\n");
+    return 0;
+}
+
+/* Back-to-back launches between events: event i+1 minus event i is one run. */
+static void time_kernel(const gemm_kernel *k, run_state *s, time_stats *t)
+{
+    int reps = s->o->reps, i;
+    cudaEvent_t *ev = xmalloc((size_t)(reps + 1) * sizeof *ev);
+    float *ms = xmalloc((size_t)reps * sizeof *ms);
+    for (i = 0; i <= reps; ++i) CUDA_CHECK(cudaEventCreate(&ev[i]));
+    for (i = 0; i < s->o->warmup; ++i) launch_or_die(k, s);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaEventRecord(ev[0], 0));
+    for (i = 0; i < reps; ++i) {
+        launch_or_die(k, s);
+        CUDA_CHECK(cudaEventRecord(ev[i + 1], 0));
+    }
+    CUDA_CHECK(cudaEventSynchronize(ev[reps]));
+    for (i = 0; i < reps; ++i) CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+    if (stats_summarize(ms, reps, t) != 0) {
+        fprintf(stderr, "kernel '%s': timings are not valid numbers\n", k->name);
+        exit(EXIT_CUDA_ERROR);
+    }
+    for (i = 0; i <= reps; ++i) CUDA_CHECK(cudaEventDestroy(ev[i]));
+    free(ev);
+    free(ms);
+}
+
+/* Verify, time, verify again; one table row. */
+static void run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
+{
+    char phase[96];
+    int ok = 1;
+    snprintf(phase, sizeof phase, "%s: verify and time", k->name);
+    NVTX_PUSH(phase);
+    watchdog_arm(s->o->timeout_s, phase);
+    if (s->o->verify) {
+        device_poison(s->dC, s->bytes_c);
+        launch_or_die(k, s);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        ok = check_output(k, s, "first run");
+    }
+    time_kernel(k, s, &row->t);
+    if (s->o->verify) ok = check_output(k, s, "after timing") && ok;
+    watchdog_disarm();
+    NVTX_POP();
+    row->kernel = k->name;
+    row->knobs = k->knobs;
+    row->tflops = gemm_tflops(s->M, s->N, s->K, row->t.median);
+    row->verified = !s->o->verify ? "skipped" : ok ? "yes" : "NO";
+}
+
+/* The reference and |A||B| (for the per-element tolerance), both from
+ * cuBLAS in pedantic FP32; the reference is then checked against fp64. */
+static int make_reference(run_state *s, cublasHandle_t ref)
+{
+    size_t nA = (size_t)s->M * s->K, nB = (size_t)s->K * s->N, i;
+    float *absA = xmalloc(nA * sizeof *absA), *absB = xmalloc(nB * sizeof *absB);
+    float *dAbsA, *dAbsB;
+    sample_result sr;
+    NVTX_PUSH("reference");
+    watchdog_arm(s->o->timeout_s, "cuBLAS reference");
+    cublas_gemm(ref, CUBLAS_COMPUTE_32F_PEDANTIC, s->M, s->N, s->K, s->dA, s->dB, s->dC);
+    CUDA_CHECK(cudaMemcpy(s->hWant, s->dC, s->bytes_c, cudaMemcpyDeviceToHost));
+    for (i = 0; i < nA; ++i) absA[i] = fabsf(s->hA[i]);
+    for (i = 0; i < nB; ++i) absB[i] = fabsf(s->hB[i]);
+    CUDA_CHECK(cudaMalloc((void **)&dAbsA, nA * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&dAbsB, nB * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(dAbsA, absA, nA * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dAbsB, absB, nB * sizeof(float), cudaMemcpyHostToDevice));
+    cublas_gemm(ref, CUBLAS_COMPUTE_32F_PEDANTIC, s->M, s->N, s->K, dAbsA, dAbsB, s->dC);
+    CUDA_CHECK(cudaMemcpy(s->hAbs, s->dC, s->bytes_c, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(dAbsA));
+    CUDA_CHECK(cudaFree(dAbsB));
+    free(absA);
+    free(absB);
+    sample_check_fp64(s->hA, s->hB, s->hWant, s->M, s->N, s->K, s->o->seed, FP64_RANDOM_SAMPLES, &sr);
+    watchdog_disarm();
+    NVTX_POP();
+    fprintf(s->out, "reference: cuBLAS FP32, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32); "
+                    "fp64 check of %d sampled entries: %s (max err = %.4f tol)\n",
+            sr.samples, sr.bad ? "FAILED" : "ok", sr.max_err_over_tol);
+    return sr.bad == 0;
+}
+
+/* Every name in --only must exist, so a typo is an error, not an empty run. */
+static int check_only(const options *o, const gemm_chapter *ch)
+{
+    const char *p = o->only;
+    while (p != NULL && *p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int i, found = (len == 6 && !strncmp(p, "cublas", 6));
+        for (i = 0; i < ch->count && !found; ++i)
+            found = strlen(ch->kernels[i].name) == len && !strncmp(p, ch->kernels[i].name, len);
+        if (!found) {
+            fprintf(stderr, "%s: --only: no kernel '%.*s' in this chapter (kernels:", ch->chapter,
+                    (int)len, p);
+            for (i = 0; i < ch->count; ++i) fprintf(stderr, " %s", ch->kernels[i].name);
+            fprintf(stderr, " cublas)\n");
+            return 0;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return 1;
+}
+
+int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
+{
+    options o;
+    char err[256], date[32];
+    run_state s;
+    device_info dev;
+    cublasHandle_t ref_handle;
+    report_row rows[MAX_ROWS];
+    report_context ctx;
+    gemm_kernel cublas_row = {"cublas", launch_cublas, "FP32 CUBLAS_COMPUTE_32F (no TF32)"};
+    const char *commit = getenv("TUTORIAL_COMMIT");
+    time_t now = time(NULL);
+    struct tm tm_utc;
+    int nrows = 0, i, all_ok = 1, cublas_at = -1;
+
+    options_defaults(&o);
+    switch (options_parse(argc, argv, &o, err, sizeof err)) {
+    case OPTIONS_HELP:
+        printf("%s\n\n", ch->title);
+        options_print_help(stdout, argv[0], &o);
+        return EXIT_VERIFIED;
+    case OPTIONS_ERROR:
+        fprintf(stderr, "%s: %s\n", ch->chapter, err);
+        return EXIT_USAGE;
+    case OPTIONS_OK:
+        break;
+    }
+    if (!check_only(&o, ch)) return EXIT_USAGE;
+    if (o.trace != NULL) {
+        fprintf(stderr, "%s: --trace: this chapter has no trace points (its kernels have no warp roles)\n",
+                ch->chapter);
+        return EXIT_USAGE;
+    }
+    if (ch->count + 1 > MAX_ROWS) {
+        fprintf(stderr, "%s: too many kernels\n", ch->chapter);
+        return EXIT_USAGE;
+    }
+
+    memset(&s, 0, sizeof s);
+    s.o = &o;
+    s.out = (o.csv || o.json) ? stderr : stdout;
+    s.M = (int)o.m;
+    s.N = (int)o.n;
+    s.K = (int)o.k;
+    s.bytes_c = (size_t)s.M * s.N * sizeof(float);
+
+    fprintf(s.out, "%s\n", ch->title);
+    device_require(ch->min_major, ch->min_minor, ch->chapter, &dev);
+    device_print(s.out, &dev);
+    fprintf(s.out, "problem  : C[%dx%d] = A[%dx%d] * B[%dx%d], FP32, row-major, inputs uniform[-1,1] seed %llu\n",
+            s.M, s.N, s.M, s.K, s.K, s.N, o.seed);
+    fprintf(s.out, "timing   : %d warm-up + %d timed runs per kernel, CUDA events, median (min, max)\n",
+            o.warmup, o.reps);
+
+    s.hA = xmalloc((size_t)s.M * s.K * sizeof(float));
+    s.hB = xmalloc((size_t)s.K * s.N * sizeof(float));
+    s.hGot = xmalloc(s.bytes_c);
+    s.hWant = xmalloc(s.bytes_c);
+    s.hAbs = xmalloc(s.bytes_c);
+    fill_uniform(s.hA, (size_t)s.M * s.K, o.seed, 0);
+    fill_uniform(s.hB, (size_t)s.K * s.N, o.seed, 1);
+    CUDA_CHECK(cudaMalloc((void **)&s.dA, (size_t)s.M * s.K * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&s.dB, (size_t)s.K * s.N * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&s.dC, s.bytes_c));
+    CUDA_CHECK(cudaMemcpy(s.dA, s.hA, (size_t)s.M * s.K * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s.dB, s.hB, (size_t)s.K * s.N * sizeof(float), cudaMemcpyHostToDevice));
+    CUBLAS_CHECK(cublasCreate(&ref_handle));
+    CUBLAS_CHECK(cublasCreate(&timed_handle));
+
+    if (o.verify && !make_reference(&s, ref_handle)) {
+        fprintf(s.out, "FAILED: the cuBLAS reference disagrees with fp64 on sampled entries\n");
+        return EXIT_VERIFY_FAILED;
+    }
+
+    for (i = 0; i < ch->count; ++i) {
+        if (!options_selects(&o, ch->kernels[i].name)) continue;
+        run_kernel(&ch->kernels[i], &s, &rows[nrows]);
+        all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
+        ++nrows;
+    }
+    if (options_selects(&o, "cublas")) {
+        run_kernel(&cublas_row, &s, &rows[nrows]);
+        all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
+        cublas_at = nrows++;
+    }
+    for (i = 0; i < nrows; ++i) {
+        rows[i].pct_cublas = cublas_at < 0 ? -1.0 : 100.0 * rows[cublas_at].t.median / rows[i].t.median;
+        rows[i].speedup_prev = i == 0 ? -1.0 : rows[i - 1].t.median / rows[i].t.median;
+    }
+
+    fprintf(s.out, "\n");
+    report_table(s.out, rows, nrows);
+    gmtime_r(&now, &tm_utc);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
+    ctx.gpu = dev.name;
+    ctx.driver = dev.driver;
+    ctx.cuda = dev.runtime;
+    ctx.commit = commit && *commit ? commit : "unknown";
+    ctx.date = date;
+    ctx.chapter = ch->chapter;
+    ctx.m = o.m;
+    ctx.n = o.n;
+    ctx.k = o.k;
+    if (o.csv) report_csv(stdout, &ctx, rows, nrows, 1);
+    if (o.json) report_json(stdout, &ctx, rows, nrows);
+
+    CUBLAS_CHECK(cublasDestroy(ref_handle));
+    CUBLAS_CHECK(cublasDestroy(timed_handle));
+    CUDA_CHECK(cudaFree(s.dA));
+    CUDA_CHECK(cudaFree(s.dB));
+    CUDA_CHECK(cudaFree(s.dC));
+    free(s.hA);
+    free(s.hB);
+    free(s.hGot);
+    free(s.hWant);
+    free(s.hAbs);
+
+    if (!o.verify) {
+        fprintf(s.out, "\nUNVERIFIED (--no-verify): timings only\n");
+        return EXIT_VERIFIED;
+    }
+    fprintf(s.out, "\n%s\n", all_ok ? "PASSED" : "FAILED: at least one kernel gave wrong results");
+    return all_ok ? EXIT_VERIFIED : EXIT_VERIFY_FAILED;
+}

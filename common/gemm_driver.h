@@ -1,0 +1,68 @@
+/**
+ * @file gemm_driver.h
+ * @brief The verification and timing main shared by the GEMM chapters.
+ *
+ * A chapter's main.c lists its kernels and hands them to gemm_chapter_main(),
+ * which does the same thing for every chapter:
+ *  1. parse the shared options (options.h), exit 2 on bad input;
+ *  2. find the GPU (exit 3 without one);
+ *  3. make seeded uniform[-1,1] inputs and a cuBLAS FP32 reference with TF32
+ *     off (CUBLAS_COMPUTE_32F_PEDANTIC), itself checked against fp64 on
+ *     sampled entries;
+ *  4. per kernel: poison C with NaN, run once, compare every element; warm
+ *     up and time with CUDA events; compare every element of the last timed
+ *     result again;
+ *  5. time cuBLAS the same way and print one table (or CSV / JSON).
+ *
+ * The problem is C = A * B with A (M x K), B (K x N) and C (M x N) FP32,
+ * row-major, densely packed.
+ */
+#ifndef TUTORIAL_GEMM_DRIVER_H
+#define TUTORIAL_GEMM_DRIVER_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Signature of every GEMM launcher: C = A * B, row-major FP32.
+ * @param M, N, K  problem size (each >= 1)
+ * @param A  device pointer, M x K
+ * @param B  device pointer, K x N
+ * @param C  device pointer, M x N (every element is written)
+ * @param stream  stream to launch on
+ * @return the launch's error code (cudaGetLastError() after the launch)
+ */
+typedef cudaError_t (*gemm_launch_fn)(int M, int N, int K, const float *A, const float *B,
+                                      float *C, cudaStream_t stream);
+
+/** @brief One kernel of a chapter, as the table shows it. */
+typedef struct {
+    const char *name;      /**< short name used by --only and in the table */
+    gemm_launch_fn launch; /**< its launcher */
+    const char *knobs;     /**< its compile-time settings, printed and recorded */
+} gemm_kernel;
+
+/** @brief A chapter: its name, requirement and kernels (in teaching order). */
+typedef struct {
+    const char *chapter;     /**< folder name, e.g. "01_naive" */
+    const char *title;       /**< first line of the output */
+    int min_major;           /**< required compute capability (0 = any CUDA GPU) */
+    int min_minor;           /**< required compute capability, minor part */
+    const gemm_kernel *kernels; /**< kernels in the order the table lists them */
+    int count;               /**< number of kernels */
+} gemm_chapter;
+
+/**
+ * @brief Run a GEMM chapter: verify and time its kernels and cuBLAS.
+ * @return the process exit code (exit_codes.h)
+ */
+int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Regenerate the measured-results tables in the Markdown pages from the
+# committed CSVs, so no figure in the docs is typed by hand.
+#
+# A page asks for a table with a pair of markers:
+#   <!-- results-table: docs/results/h100.csv chapter=01_naive m=4096 -->
+#   (generated lines)
+#   <!-- end results-table -->
+# Filters (all optional): chapter=, kernel=, m=. Rows keep the CSV's order;
+# "speedup" is over the row above within the table.
+#
+#   bash docs/gen_tables.sh           rewrite the pages in place
+#   bash docs/gen_tables.sh --check   exit 1 if any page differs from its CSV
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check=0
+[ "${1:-}" = "--check" ] && check=1
+
+render() { # page -> stdout
+    awk '
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, line, f, rows, prev, sp, caption, nf) {
+        n = split(spec, a, " ")
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""
+        for (i = 2; i <= n; i++) {
+            split(a[i], kv, "=")
+            if (kv[1] == "chapter") fchapter = kv[2]
+            else if (kv[1] == "kernel") fkernel = kv[2]
+            else if (kv[1] == "m") fm = kv[2]
+        }
+        if ((getline line < file) <= 0) {
+            print "_No measurements yet: run `make bench` on a GPU to create `" file "`._"
+            return
+        }
+        rows = 0; prev = 0
+        while ((getline line < file) > 0) {
+            if (index(line, "\"")) { print "gen_tables: quoted CSV field in " file > "/dev/stderr"; exit 2 }
+            nf = split(line, f, ",")
+            if (nf < 17) continue
+            if (fchapter != "" && f[6] != fchapter) continue
+            if (fkernel != "" && f[7] != fkernel) continue
+            if (fm != "" && f[8] != fm) continue
+            if (rows == 0) {
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
+                print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS | speedup vs row above | verified |"
+                print "|---|---|---|---|---|---|---|---|"
+            }
+            sp = (rows == 0 || f[12] + 0 == 0) ? "-" : sprintf("%.2fx", prev / f[12])
+            printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %.1f | %s | %s | %s |\n", \
+                f[7], f[11], f[8], f[9], f[10], f[12], f[13], f[14], f[15], \
+                (f[16] == "NA" ? "-" : sprintf("%.1f%%", f[16])), sp, f[17]
+            prev = f[12]; rows++
+        }
+        close(file)
+        if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
+        else { print ""; print "_" caption "_" }
+    }
+    /<!-- results-table: .* -->/ {
+        print
+        spec = $0
+        sub(/.*<!-- results-table: */, "", spec)
+        sub(/ *-->.*/, "", spec)
+        table(spec)
+        skipping = 1
+        next
+    }
+    /<!-- end results-table -->/ { skipping = 0; print; next }
+    !skipping { print }
+    ' "$1"
+}
+
+status=0
+for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
+    [ -f "$page" ] || continue
+    grep -q '<!-- results-table:' "$page" || continue
+    out=$(mktemp)
+    render "$page" >"$out"
+    if [ $check -eq 1 ]; then
+        if ! cmp -s "$out" "$page"; then
+            echo "$page: its results tables differ from the CSVs (run make tables):"
+            diff "$page" "$out" | head -n 20 || true
+            status=1
+        fi
+        rm -f "$out"
+    else
+        if ! cmp -s "$out" "$page"; then cat "$out" >"$page" && echo "updated $page"; fi
+        rm -f "$out"
+    fi
+done
+exit $status

@@ -1,0 +1,29 @@
+/**
+ * @file tests/gpu/main.c
+ * @brief The planted-fault kernels behind the same driver the chapters use.
+ *        Run one with --only NAME; see tests/run.sh for what each must do.
+ */
+#include "../../common/gemm_driver.h"
+
+#define DECLARE(name)                                                                     \
+    cudaError_t launch_##name(int M, int N, int K, const float *A, const float *B, float *C, \
+                              cudaStream_t s);
+DECLARE(tile_bound)
+DECLARE(unwritten)
+DECLARE(one_nan)
+DECLARE(race)
+DECLARE(hang)
+
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"tile_bound", launch_tile_bound, "K-tile bound off by one"},
+        {"unwritten", launch_unwritten, "last column never stored"},
+        {"one_nan", launch_one_nan, "one element NaN"},
+        {"race", launch_race, "second __syncthreads() missing"},
+        {"hang", launch_hang, "waits for a flag nobody sets"},
+    };
+    const gemm_chapter chapter = {"mutants", "Planted-fault kernels (each must be caught)", 0, 0,
+                                  kernels, (int)(sizeof kernels / sizeof kernels[0])};
+    return gemm_chapter_main(argc, argv, &chapter);
+}
