@@ -54,7 +54,10 @@ tables:
 
 docs: tables
 	@command -v doxygen >/dev/null || { echo "doxygen not found (apt-get install doxygen graphviz)"; exit 3; }
-	doxygen docs/Doxyfile
+	@rm -f docs/doxygen_warnings.log
+	@( cat docs/Doxyfile; echo "INPUT += $(CHAPTER_DIRS)" ) | doxygen - || \
+	 { cat docs/doxygen_warnings.log; exit 1; }
+	@if [ -s docs/doxygen_warnings.log ]; then cat docs/doxygen_warnings.log; exit 1; fi
 	@echo "open docs/html/index.html"
 
 clean:

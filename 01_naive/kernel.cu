@@ -16,23 +16,23 @@
  * math inside a block; only other resident blocks hide the memory latency.
  * Chapter 02 removes that wait with asynchronous copies.
  *
- * Knobs (make chapter-01 BM=128 BN=128 BK=16 MIN_BLOCKS=2 TILE=32): see the
- * chapter page for how the defaults were measured.
+ * Knobs (make chapter-01 BM=128 BN=128 BK=8 MIN_BLOCKS=2 TILE=32): the
+ * chapter page shows the measurements the defaults were chosen from.
  */
 #include <stdint.h>
 #include <cuda_runtime.h>
 
 #include "kernel.h"
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR_(x) #x      /**< @brief helper of STR() */
+#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob strings */
 
 /* ------------------------------------------------------------------------ */
 /* 1. naive                                                                  */
 /* ------------------------------------------------------------------------ */
 
-#define NAIVE_BX 32 /* threadIdx.x walks along a row of C: coalesced B and C */
-#define NAIVE_BY 8
+#define NAIVE_BX 32 /**< naive block width: threadIdx.x walks along a row of C, so B and C accesses coalesce */
+#define NAIVE_BY 8  /**< naive block height */
 
 extern "C" const char gemm_naive_knobs[] = "block=" STR(NAIVE_BX) "x" STR(NAIVE_BY);
 
@@ -70,7 +70,7 @@ extern "C" cudaError_t launch_gemm_naive(int M, int N, int K, const float *A, co
 /* ------------------------------------------------------------------------ */
 
 #ifndef TILE
-#define TILE 32
+#define TILE 32 /**< tiled kernel: tile edge; the block is TILE x TILE threads */
 #endif
 static_assert(TILE * TILE <= 1024, "TILE x TILE threads must fit in one block");
 
@@ -120,23 +120,23 @@ extern "C" cudaError_t launch_gemm_tiled(int M, int N, int K, const float *A, co
 /* ------------------------------------------------------------------------ */
 
 #ifndef BM
-#define BM 128 /* rows of C per block */
+#define BM 128 /**< blocked kernel: rows of C per block */
 #endif
 #ifndef BN
-#define BN 128 /* columns of C per block */
+#define BN 128 /**< blocked kernel: columns of C per block */
 #endif
 #ifndef BK
-#define BK 16 /* depth of one A/B tile along K */
+#define BK 8 /**< blocked kernel: depth of one A/B tile along K */
 #endif
 #ifndef MIN_BLOCKS
-#define MIN_BLOCKS 2 /* blocks per SM the register budget must allow */
+#define MIN_BLOCKS 2 /**< blocked kernel: blocks per SM the register budget must allow */
 #endif
-#define TM 8 /* rows of C per thread: two groups of 4, BM/2 apart */
-#define TN 8 /* columns of C per thread: two groups of 4, BN/2 apart */
-#define BLOCKED_THREADS ((BM / TM) * (BN / TN))
-#define A_PAD 4 /* floats of padding per A-tile row (keeps rows 16-byte aligned) */
-#define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /* float4 per thread per A tile */
-#define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /* float4 per thread per B tile */
+#define TM 8 /**< rows of C per thread: two groups of 4, BM/2 apart */
+#define TN 8 /**< columns of C per thread: two groups of 4, BN/2 apart */
+#define BLOCKED_THREADS ((BM / TM) * (BN / TN)) /**< threads per block of the blocked kernel */
+#define A_PAD 4 /**< floats of padding per A-tile row (keeps rows 16-byte aligned) */
+#define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /**< float4 loads per thread per A tile */
+#define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /**< float4 loads per thread per B tile */
 
 static_assert(BM % 16 == 0 && BN % 16 == 0, "BM and BN must be multiples of 16");
 static_assert(BK % 4 == 0, "BK must be a multiple of 4 (16-byte tile rows)");
@@ -148,7 +148,7 @@ static_assert(BLOCKED_THREADS <= 1024, "too many threads per block");
 
 extern "C" const char gemm_blocked_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " threads=" STR(BLOCKED_THREADS) " min_blocks=" STR(MIN_BLOCKS);
+    " MIN_BLOCKS=" STR(MIN_BLOCKS);
 
 //! [load4]
 /**

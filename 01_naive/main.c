@@ -8,6 +8,7 @@
  */
 #include "kernel.h"
 
+/** @brief List the chapter's kernels in teaching order and hand them to the shared driver. */
 int main(int argc, char **argv)
 {
     const gemm_kernel kernels[] = {

@@ -12,7 +12,8 @@
 typedef struct {
     int id;                 /**< CUDA device ordinal */
     char name[256];         /**< e.g. "NVIDIA H100 80GB HBM3" */
-    int major, minor;       /**< compute capability */
+    int major;              /**< compute capability, major part */
+    int minor;              /**< compute capability, minor part */
     int sms;                /**< multiprocessor count */
     int l2_bytes;           /**< L2 cache size */
     int smem_optin;         /**< largest dynamic shared memory a block may opt in to */
@@ -26,7 +27,9 @@ typedef struct {
  *
  * Exits with ::EXIT_UNSUPPORTED and a clear message when there is no CUDA
  * device or its compute capability is below @p major.@p minor.
+ * @param major, minor  the lowest compute capability accepted (0, 0: any)
  * @param what  who needs it, for the message (e.g. "chapter 06")
+ * @param out   receives the device's properties
  */
 void device_require(int major, int minor, const char *what, device_info *out);
 

@@ -2,7 +2,7 @@
  * @file gemm_driver.c
  * @brief Verification, timing and reporting for the GEMM chapters (see gemm_driver.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /**< for gmtime_r() */
 #include "gemm_driver.h"
 
 #include <math.h>
@@ -20,8 +20,8 @@
 #include "verify.h"
 #include "watchdog.h"
 
-#define MAX_ROWS 16
-#define FP64_RANDOM_SAMPLES 64
+#define MAX_ROWS 16            /**< most rows one table can have */
+#define FP64_RANDOM_SAMPLES 64 /**< random entries checked in fp64, besides corners and edges */
 
 /* Row-major C = A * B is column-major C^T = B^T * A^T, so cuBLAS gets the
  * operands swapped and no transposes. */

@@ -89,7 +89,7 @@ static const option_spec specs[] = {
     {"timeout", 1, "seconds one kernel's verify+time phase may take before the watchdog exits 5"},
     {"help", 0, "print this help and exit"},
 };
-#define NSPECS ((int)(sizeof specs / sizeof specs[0]))
+#define NSPECS ((int)(sizeof specs / sizeof specs[0])) /**< number of options */
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {

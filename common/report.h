@@ -19,7 +19,9 @@ typedef struct {
     const char *commit;  /**< source commit ($TUTORIAL_COMMIT), or "unknown" */
     const char *date;    /**< UTC date and time of the run */
     const char *chapter; /**< e.g. "01_naive" */
-    long m, n, k;        /**< problem size */
+    long m;              /**< rows of C */
+    long n;              /**< columns of C */
+    long k;              /**< reduction length */
 } report_context;
 
 /** @brief One kernel's line in the report. */

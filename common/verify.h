@@ -37,7 +37,11 @@ typedef struct {
 
 /**
  * @brief Compare every element of @p got with @p want (both M x N, row-major).
- * @param abs_dot (|A||B|), M x N row-major, for the per-element tolerance
+ * @param got      the kernel's result
+ * @param want     the reference
+ * @param abs_dot  (|A||B|), M x N row-major, for the per-element tolerance
+ * @param m, n, k  problem size
+ * @param r        receives the counts and error measures
  */
 void compare_gemm(const float *got, const float *want, const float *abs_dot,
                   long m, long n, long k, compare_result *r);

@@ -2,7 +2,7 @@
  * @file watchdog.c
  * @brief SIGALRM-based phase timeout (see watchdog.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /**< for sigaction() and setitimer() */
 #include "watchdog.h"
 #include "exit_codes.h"
 

@@ -9,6 +9,11 @@
 # Filters (all optional): chapter=, kernel=, m=. Rows keep the CSV's order;
 # "speedup" is over the row above within the table.
 #
+# Profiler metrics (tests/profile.sh) are asked for the same way, one row per
+# metric and one column per kernel:
+#   <!-- metrics-table: docs/results/h100-ncu.csv chapter=01_naive -->
+#   <!-- end metrics-table -->
+#
 #   bash docs/gen_tables.sh           rewrite the pages in place
 #   bash docs/gen_tables.sh --check   exit 1 if any page differs from its CSV
 set -euo pipefail
@@ -55,16 +60,49 @@ render() { # page -> stdout
         if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
         else { print ""; print "_" caption "_" }
     }
-    /<!-- results-table: .* -->/ {
+    function metrics(spec,    n, a, i, kv, file, fchapter, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit) {
+        n = split(spec, a, " ")
+        file = a[1]; fchapter = ""
+        for (i = 2; i <= n; i++) { split(a[i], kv, "="); if (kv[1] == "chapter") fchapter = kv[2] }
+        if ((getline line < file) <= 0) {
+            print "_No profile yet: run `tests/profile.sh` on a GPU to create `" file "`._"
+            return
+        }
+        nk = 0; nm = 0
+        while ((getline line < file) > 0) {
+            if (split(line, f, ",") < 7 || (fchapter != "" && f[3] != fchapter)) continue
+            gpu = f[1]; commit = f[2]
+            if (!(f[4] in kseen)) { kseen[f[4]] = 1; kname[++nk] = f[4] }
+            if (!(f[5] in mseen)) { mseen[f[5]] = 1; mname[++nm] = f[5]; unit[f[5]] = f[6] }
+            val[f[4], f[5]] = f[7]
+        }
+        close(file)
+        if (nk == 0) { print "_No rows in `" file "` match `" spec "`._"; return }
+        row = "| metric | unit |"
+        for (k = 1; k <= nk; k++) row = row " " kname[k] " |"
+        print row
+        row = "|---|---|"
+        for (k = 1; k <= nk; k++) row = row "---|"
+        print row
+        for (m = 1; m <= nm; m++) {
+            row = "| `" mname[m] "` | " unit[mname[m]] " |"
+            for (k = 1; k <= nk; k++) row = row " " ((kname[k], mname[m]) in val ? val[kname[k], mname[m]] : "-") " |"
+            print row
+        }
+        print ""
+        print "_Nsight Compute on " gpu ", commit " commit ", one launch per kernel at the default size; from `" file "` (`tests/profile.sh`)._"
+        split("", kseen); split("", mseen); split("", val)
+    }
+    /<!-- (results|metrics)-table: .* -->/ {
         print
         spec = $0
-        sub(/.*<!-- results-table: */, "", spec)
+        sub(/.*-table: */, "", spec)
         sub(/ *-->.*/, "", spec)
-        table(spec)
+        if ($0 ~ /metrics-table/) metrics(spec); else table(spec)
         skipping = 1
         next
     }
-    /<!-- end results-table -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics)-table -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -72,7 +110,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -q '<!-- results-table:' "$page" || continue
+    grep -qE '<!-- (results|metrics)-table:' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out"
     if [ $check -eq 1 ]; then

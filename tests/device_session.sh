@@ -38,6 +38,9 @@ echo "== benchmark"
 RESULTS_DIR="$OUT" bash tests/bench.sh >"$OUT/bench.log" 2>&1
 bench_rc=$?
 
+echo "== profile"
+RESULTS_DIR="$OUT" bash tests/profile.sh >"$OUT/profile.log" 2>&1 || echo "profile failed (see profile.log)"
+
 tar czf "$OUT/logs.tgz" tests/build/logs 2>/dev/null
 echo
 echo "GPU tests exit $test_rc, benchmark exit $bench_rc; results in $OUT"

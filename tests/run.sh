@@ -162,7 +162,8 @@ sanitize() { # tool program args...: clean run, and the tool really ran
     out=$("$(sanitizer)" --tool "$tool" --error-exitcode 99 "$@" 2>&1)
     rc=$?
     echo "$out"
-    [ $rc -eq 0 ] && echo "$out" | grep -q 'ERROR SUMMARY: 0 errors'
+    # racecheck ends with "RACECHECK SUMMARY: 0 hazards", the others with "ERROR SUMMARY: 0 errors"
+    [ $rc -eq 0 ] && echo "$out" | grep -qE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)'
 }
 
 sanitizer_catches_race() {

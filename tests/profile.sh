@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Profile every chapter's kernels and cuBLAS once with Nsight Compute and
+# write the metrics the chapter pages discuss to <dir>/<gpu>-ncu.csv
+# (columns: gpu,commit,chapter,kernel,metric,unit,value).
+#
+#   RESULTS_DIR=dir bash tests/profile.sh     (default dir: docs/results)
+#
+# Each chapter runs with --no-verify --reps 1 --warmup 0, so every kernel is
+# launched exactly once, in the table's order, and the n-th profiled launch
+# is the n-th kernel name. Clocks are left as they are (--clock-control none),
+# like the benchmark's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+[ -x "$NCU" ] || { echo "ncu not found" >&2; exit 3; }
+
+WANTED="gpu__time_duration.sum
+sm__throughput.avg.pct_of_peak_sustained_elapsed
+sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+smsp__issue_active.avg.pct_of_peak_sustained_active
+sm__warps_active.avg.pct_of_peak_sustained_active
+launch__registers_per_thread
+smsp__average_warp_latency_per_inst_issued.ratio
+smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
+smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio
+smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
+smsp__average_warps_issue_stalled_selected_per_issue_active.ratio
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+sm__sass_thread_inst_executed_op_ffma_pred_on.sum
+lts__t_bytes.sum
+dram__bytes_read.sum"
+
+# Keep only the metrics this ncu knows, and say which were dropped.
+known=$("$NCU" --query-metrics 2>/dev/null | awk '{print $1}' || true)
+metrics=""
+for m in $WANTED; do
+    if [ -z "$known" ] || echo "$known" | grep -qx "${m%%.*}"; then
+        metrics="$metrics,$m"
+    else
+        echo "ncu does not know ${m%%.*}: skipped" >&2
+    fi
+done
+metrics=${metrics#,}
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
+slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
+slug=${slug:-gpu}
+commit=${TUTORIAL_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+dir=${RESULTS_DIR:-docs/results}
+out="$dir/$slug-ncu.csv"
+mkdir -p "$dir" tests/build/logs
+echo "gpu,commit,chapter,kernel,metric,unit,value" >"$out"
+
+for ch in $(ls -d [0-9][0-9]_*/ | tr -d /); do
+    make --no-print-directory -C "$ch" >/dev/null
+    kernels=$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)
+    [ -n "$kernels" ] || continue
+    raw="tests/build/logs/ncu-$ch.csv"
+    "$NCU" --clock-control none --metrics "$metrics" --csv --page raw \
+        "$ch/run" --only "$kernels" --no-verify --reps 1 --warmup 0 >"$raw" 2>"tests/build/logs/ncu-$ch.err"
+    # ncu --page raw --csv: a header row of metric names, a row of units, one row per launch.
+    python3 - "$raw" "$gpu" "$commit" "$ch" "$kernels" "$metrics" >>"$out" <<'PY'
+import csv, sys
+raw, gpu, commit, chapter, kernels, metrics = sys.argv[1:]
+rows = [r for r in csv.reader(open(raw)) if r and (r[0] == "ID" or r[0].isdigit() or r[0] == "")]
+header = next(r for r in rows if r[0] == "ID")
+units = rows[rows.index(header) + 1]
+launches = [r for r in rows if r[0].isdigit()]
+names = kernels.split(",")
+if len(launches) != len(names):
+    sys.exit(f"{chapter}: {len(launches)} profiled launches for {len(names)} kernels")
+w = csv.writer(sys.stdout, lineterminator="\n")
+kcol = header.index("Kernel Name")
+for name, r in zip(names, launches):
+    # the function that really ran (cuBLAS picks its own), without the argument list
+    w.writerow([gpu, commit, chapter, name, "kernel", "", r[kcol].split("(")[0].replace(",", " ")])
+    for m in metrics.split(","):
+        if m in header:
+            i = header.index(m)
+            w.writerow([gpu, commit, chapter, name, m, units[i], r[i].replace(",", "")])
+PY
+done
+echo "wrote $out"
