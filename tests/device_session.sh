@@ -11,8 +11,8 @@ OUT=${OUT:-tests/build/out}
 mkdir -p "$OUT" tests/build/logs
 
 nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit \
-    --format=csv >"$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
+    --format=csv >tests/build/logs/gpu.txt 2>&1
+cat tests/build/logs/gpu.txt
 
 echo "== parallel build"
 pids=()
@@ -39,7 +39,7 @@ RESULTS_DIR="$OUT" bash tests/bench.sh >"$OUT/bench.log" 2>&1
 bench_rc=$?
 
 echo "== profile"
-RESULTS_DIR="$OUT" bash tests/profile.sh >"$OUT/profile.log" 2>&1 || echo "profile failed (see profile.log)"
+RESULTS_DIR="$OUT" bash tests/profile.sh >tests/build/logs/profile.log 2>&1 || echo "profile failed (see tests/build/logs/profile.log)"
 
 tar czf "$OUT/logs.tgz" tests/build/logs 2>/dev/null
 echo
