@@ -8,7 +8,9 @@
 #include <string.h>
 
 /* The driver's own version is not in the CUDA runtime API; on Linux the
- * kernel module reports it here ("... Kernel Module  580.159.04  ..."). */
+ * kernel module reports it in its first line, whose wording varies
+ * ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04 ..."):
+ * take the first word that looks like a version number. */
 static void read_driver_version(char *buf, size_t len)
 {
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
@@ -17,10 +19,15 @@ static void read_driver_version(char *buf, size_t len)
     snprintf(buf, len, "unknown");
     if (f != NULL) {
         if (fgets(line, sizeof line, f) != NULL) {
-            char *p = strstr(line, "Module");
-            if (p != NULL && sscanf(p + 6, " %63s", buf) == 1) {
-                fclose(f);
-                return;
+            char *tok = strtok(line, " \t\n");
+            for (; tok != NULL; tok = strtok(NULL, " \t\n")) {
+                unsigned a, b;
+                char tail;
+                if (sscanf(tok, "%u.%u%c", &a, &b, &tail) >= 2 && strspn(tok, "0123456789.") == strlen(tok)) {
+                    snprintf(buf, len, "%s", tok);
+                    fclose(f);
+                    return;
+                }
             }
         }
         fclose(f);
