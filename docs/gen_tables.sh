@@ -7,7 +7,8 @@
 #   (generated lines)
 #   <!-- end results-table -->
 # Filters (all optional): chapter=, kernel=, m=. Rows keep the CSV's order;
-# "speedup" is over the row above within the table.
+# "speedup" is over the row above when both have the same size; speedup=no
+# leaves the column out (for sweeps, which are not a progression).
 #
 # Profiler metrics (tests/profile.sh) are asked for the same way, one row per
 # metric and one column per kernel:
@@ -24,14 +25,15 @@ check=0
 
 render() { # page -> stdout
     awk '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, line, f, rows, prev, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, line, f, rows, prev, prevsize, sp, caption, nf) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fkernel = ""; fm = ""
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "kernel") fkernel = kv[2]
             else if (kv[1] == "m") fm = kv[2]
+            else if (kv[1] == "speedup") fsp = (kv[2] != "no")
         }
         if ((getline line < file) <= 0) {
             print "_No measurements yet: run `make bench` on a GPU to create `" file "`._"
@@ -47,14 +49,14 @@ render() { # page -> stdout
             if (fm != "" && f[8] != fm) continue
             if (rows == 0) {
                 caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
-                print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS | speedup vs row above | verified |"
-                print "|---|---|---|---|---|---|---|---|"
+                print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS |" (fsp ? " speedup vs row above |" : "") " verified |"
+                print "|---|---|---|---|---|---|" (fsp ? "---|" : "") "---|"
             }
-            sp = (rows == 0 || f[12] + 0 == 0) ? "-" : sprintf("%.2fx", prev / f[12])
-            printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %.1f | %s | %s | %s |\n", \
+            sp = (rows == 0 || f[12] + 0 == 0 || prevsize != f[8] "x" f[9] "x" f[10]) ? "-" : sprintf("%.2fx", prev / f[12])
+            printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %.1f | %s |%s %s |\n", \
                 f[7], f[11], f[8], f[9], f[10], f[12], f[13], f[14], f[15], \
-                (f[16] == "NA" ? "-" : sprintf("%.1f%%", f[16])), sp, f[17]
-            prev = f[12]; rows++
+                (f[16] == "NA" ? "-" : sprintf("%.1f%%", f[16])), (fsp ? " " sp " |" : ""), f[17]
+            prev = f[12]; prevsize = f[8] "x" f[9] "x" f[10]; rows++
         }
         close(file)
         if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
