@@ -12,6 +12,8 @@ ifeq ($(origin ARCH),undefined)
   endif
 endif
 export ARCH
+# CHAPTERS="02_double_buffer" limits test, test-gpu, bench to those chapters
+export CHAPTERS
 
 chapter_num = $(firstword $(subst _, ,$(1)))
 CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))

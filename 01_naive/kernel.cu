@@ -131,15 +131,12 @@ extern "C" cudaError_t launch_gemm_tiled(int M, int N, int K, const float *A, co
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 2 /**< blocked kernel: blocks per SM the register budget must allow */
 #endif
-#define TM 8 /**< rows of C per thread: two groups of 4, BM/2 apart */
-#define TN 8 /**< columns of C per thread: two groups of 4, BN/2 apart */
-#define BLOCKED_THREADS ((BM / TM) * (BN / TN)) /**< threads per block of the blocked kernel */
-#define A_PAD 4 /**< floats of padding per A-tile row (keeps rows 16-byte aligned) */
+
+/* load4_or_zero, compute_tile, store_tile: shared with the later chapters */
+#include "../common/gemm_blocked.cuh"
+
 #define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /**< float4 loads per thread per A tile */
 #define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /**< float4 loads per thread per B tile */
-
-static_assert(BM % 16 == 0 && BN % 16 == 0, "BM and BN must be multiples of 16");
-static_assert(BK % 4 == 0, "BK must be a multiple of 4 (16-byte tile rows)");
 static_assert((BM * BK / 4) % BLOCKED_THREADS == 0 && A_LOADS > 0,
               "the A tile must split evenly into one or more float4 per thread");
 static_assert((BK * BN / 4) % BLOCKED_THREADS == 0 && B_LOADS > 0,
@@ -150,61 +147,15 @@ extern "C" const char gemm_blocked_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
     " MIN_BLOCKS=" STR(MIN_BLOCKS);
 
-//! [load4]
-/**
- * @brief Elements [col, col+4) of row @p row of a rows x cols matrix, zero
- *        outside the matrix.
- *
- * One 16-byte load when all four are inside and rows are 16-byte aligned
- * (@p vec); element by element at the edges and for odd leading dimensions,
- * where a 16-byte load would be misaligned or run past the row.
- */
-__device__ __forceinline__ float4 load4_or_zero(const float *__restrict__ p, int row, int col,
-                                                int rows, int cols, bool vec)
-{
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (row >= rows) return v;
-    const float *q = p + row * cols + col;
-    if (vec && col + 3 < cols) return *reinterpret_cast<const float4 *>(q);
-    if (col + 0 < cols) v.x = q[0];
-    if (col + 1 < cols) v.y = q[1];
-    if (col + 2 < cols) v.z = q[2];
-    if (col + 3 < cols) v.w = q[3];
-    return v;
-}
-//! [load4]
-
-/** @brief Write four consecutive elements of C, dropping those outside it. */
-__device__ __forceinline__ void store4_guarded(float *__restrict__ p, int row, int col, int rows,
-                                               int cols, bool vec, float4 v)
-{
-    if (row >= rows) return;
-    float *q = p + row * cols + col;
-    if (vec && col + 3 < cols) {
-        *reinterpret_cast<float4 *>(q) = v;
-        return;
-    }
-    if (col + 0 < cols) q[0] = v.x;
-    if (col + 1 < cols) q[1] = v.y;
-    if (col + 2 < cols) q[2] = v.z;
-    if (col + 3 < cols) q[3] = v.w;
-}
-
 /**
  * @brief Register-blocked GEMM: each of the block's threads computes an
  *        8 x 8 piece of the block's BM x BN tile of C.
  *
  * Per step of BK, every thread copies its share of the A and B tiles into
  * shared memory with 16-byte loads, the block waits, and each thread runs BK
- * rank-1 updates of its 64 accumulators: 8 + 8 values read from shared
- * memory (four 16-byte reads) feed 64 FMAs, where the tiled kernel needed two
+ * rank-1 updates of its 64 accumulators (compute_tile()): 8 + 8 values read
+ * from shared memory feed 64 FMAs, where the tiled kernel needed two
  * shared-memory reads per FMA.
- *
- * The thread's 8 rows are two groups of 4, BM/2 apart (likewise its 8
- * columns, BN/2 apart). Neighbouring threads then read neighbouring 16-byte
- * pieces, so a warp's shared-memory reads are free of bank conflicts;
- * 8 contiguous columns per thread would put threads t and t+4 on the same
- * banks.
  */
 //! [blocked]
 __global__ void __launch_bounds__(BLOCKED_THREADS, MIN_BLOCKS)
@@ -220,14 +171,8 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
     const int tid = threadIdx.x;
     const int tx = tid % (BN / TN), ty = tid / (BN / TN);
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-    const bool a_vec = K % 4 == 0 && (uintptr_t)A % 16 == 0;
-    const bool b_vec = N % 4 == 0 && (uintptr_t)B % 16 == 0;
-
-    float acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    const bool a_vec = rows_aligned16(A, K), b_vec = rows_aligned16(B, N);
+    float acc[TM][TN] = {};
 
     for (int k0 = 0; k0 < K; k0 += BK) {
         //! [blocked-load]
@@ -250,37 +195,10 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
         __syncthreads(); /* both tiles complete: all loads finish before any math */
         //! [blocked-load]
 
-        //! [blocked-compute]
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            const float4 a_lo = *reinterpret_cast<const float4 *>(&As[k][ty * 4]);
-            const float4 a_hi = *reinterpret_cast<const float4 *>(&As[k][BM / 2 + ty * 4]);
-            const float4 b_lo = *reinterpret_cast<const float4 *>(&Bs[k][tx * 4]);
-            const float4 b_hi = *reinterpret_cast<const float4 *>(&Bs[k][BN / 2 + tx * 4]);
-            const float a[TM] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-            const float b[TN] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
-#pragma unroll
-            for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
+        compute_tile(acc, As, Bs, tx, ty);
         __syncthreads(); /* everyone is done with the tiles before they are overwritten */
-        //! [blocked-compute]
     }
-
-    //! [blocked-store]
-    /* Thread row i is tile row ty*4 + i for i < 4, and BM/2 + ty*4 + (i-4) after. */
-    const bool c_vec = N % 4 == 0 && (uintptr_t)C % 16 == 0;
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int row = m0 + (i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4));
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-            store4_guarded(C, row, n0 + h * (BN / 2) + tx * 4, M, N, c_vec,
-                           make_float4(acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2],
-                                       acc[i][h * 4 + 3]));
-    }
-    //! [blocked-store]
+    store_tile(C, acc, m0, n0, M, N, tx, ty);
 }
 //! [blocked]
 

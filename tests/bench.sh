@@ -48,7 +48,7 @@ run_csv() { # log target program args...: append the CSV rows (not the header)
     tail -n 1 "$log"
 }
 
-for ch in $(ls -d [0-9][0-9]_*/ | tr -d /); do
+for ch in ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}; do
     echo "== $ch"
     make --no-print-directory -C "$ch" >/dev/null
     kernel=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
@@ -64,10 +64,20 @@ for ch in $(ls -d [0-9][0-9]_*/ | tr -d /); do
     done
 done
 
-header=$(head -n 1 "$tmp" 2>/dev/null)
-[ -n "$header" ] || header="gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,knobs,ms_median,ms_min,ms_max,tflops,pct_cublas,verified"
-{ echo "$header"; cat "$tmp.main"; } >"$main"
-{ echo "$header"; cat "$tmp.var"; } >"$variants"
+header="gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,knobs,ms_median,ms_min,ms_max,tflops,pct_cublas,verified"
+chapters=" ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')} "
+# Rows of the chapters measured now replace their old rows; other chapters' stay.
+merge() { # results-file new-rows
+    {
+        echo "$header"
+        {
+            [ -f "$1" ] && awk -F, -v chs="$chapters" 'NR > 1 && index(chs, " " $6 " ") == 0' "$1"
+            cat "$2"
+        } | sort -t, -k6,6 -s
+    } >"$1.new" && mv "$1.new" "$1"
+}
+merge "$main" "$tmp.main"
+merge "$variants" "$tmp.var"
 echo
 echo "wrote $main and $variants ($gpu, commit $TUTORIAL_COMMIT)"
 echo

@@ -43,9 +43,11 @@ commit=${TUTORIAL_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo un
 dir=${RESULTS_DIR:-docs/results}
 out="$dir/$slug-ncu.csv"
 mkdir -p "$dir" tests/build/logs
-echo "gpu,commit,chapter,kernel,metric,unit,value" >"$out"
+chapters=" ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')} "
+new=$(mktemp)
+trap 'rm -f "$new"' EXIT
 
-for ch in $(ls -d [0-9][0-9]_*/ | tr -d /); do
+for ch in ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}; do
     make --no-print-directory -C "$ch" >/dev/null
     kernels=$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)
     [ -n "$kernels" ] || continue
@@ -53,7 +55,7 @@ for ch in $(ls -d [0-9][0-9]_*/ | tr -d /); do
     "$NCU" --clock-control none --metrics "$metrics" --csv --page raw \
         "$ch/run" --only "$kernels" --no-verify --reps 1 --warmup 0 >"$raw" 2>"tests/build/logs/ncu-$ch.err"
     # ncu --page raw --csv: a header row of metric names, a row of units, one row per launch.
-    python3 - "$raw" "$gpu" "$commit" "$ch" "$kernels" "$metrics" >>"$out" <<'PY'
+    python3 - "$raw" "$gpu" "$commit" "$ch" "$kernels" "$metrics" >>"$new" <<'PY'
 import csv, sys
 raw, gpu, commit, chapter, kernels, metrics = sys.argv[1:]
 rows = [r for r in csv.reader(open(raw)) if r and (r[0] == "ID" or r[0].isdigit() or r[0] == "")]
@@ -74,4 +76,12 @@ for name, r in zip(names, launches):
             w.writerow([gpu, commit, chapter, name, m, units[i], r[i].replace(",", "")])
 PY
 done
+# Rows of the chapters profiled now replace their old rows; other chapters' stay.
+{
+    echo "gpu,commit,chapter,kernel,metric,unit,value"
+    {
+        [ -f "$out" ] && awk -F, -v chs="$chapters" 'NR > 1 && index(chs, " " $3 " ") == 0' "$out"
+        cat "$new"
+    } | sort -t, -k3,3 -s
+} >"$out.new" && mv "$out.new" "$out"
 echo "wrote $out"

@@ -4,6 +4,7 @@
 #   bash tests/run.sh          host tests, then the GPU tests when a GPU is present
 #   bash tests/run.sh --gpu    only the GPU tests (exit 3 when there is no GPU)
 #   bash tests/run.sh --host   only the host tests
+#   CHAPTERS="01_naive 02_double_buffer" bash tests/run.sh   only those chapters
 #
 # Every test's output goes to tests/build/logs/NAME.log; a failing test prints
 # the end of its log. The last line is "N passed, N failed, N skipped" and
@@ -31,7 +32,7 @@ LOGS=tests/build/logs
 mkdir -p "$LOGS"
 PASSED=0 FAILED=0 SKIPPED=0
 FAILED_NAMES=()
-CHAPTERS=$(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d /)
+CHAPTERS=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d /)}  # CHAPTERS="02_double_buffer" limits the run
 
 have_gpu() { nvidia-smi -L >/dev/null 2>&1; }
 

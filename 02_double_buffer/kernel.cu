@@ -1,0 +1,195 @@
+/**
+ * @file 02_double_buffer/kernel.cu
+ * @brief Chapter 02: chapter 01's blocked GEMM with its tile loads made
+ *        asynchronous, through a STAGES-deep ring of shared-memory buffers.
+ *
+ * Same tile, same threads, same compute step (compute_tile()) as
+ * gemm_blocked; what changes is how tiles reach shared memory. Each thread
+ * issues `cuda::memcpy_async` copies (PTX `cp.async`, SASS `LDGSTS`) that go
+ * from global to shared memory without passing through registers and
+ * without the thread waiting for them. A `cuda::pipeline` tracks which
+ * stage's copies have landed. With STAGES = 2, tile t+1 is in flight while
+ * tile t is being multiplied: double buffering; STAGES = 3 is triple
+ * buffering, and so on.
+ *
+ * Knobs: BM BN BK MIN_BLOCKS as in chapter 01 (they apply to the baseline
+ * too, so both kernels always use the same tile), and STAGES.
+ */
+#include <cooperative_groups.h>
+#include <cuda/pipeline>
+#include <cuda_runtime.h>
+
+#include "kernel.h"
+
+#define STR_(x) #x      /**< @brief helper of STR() */
+#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+
+#ifndef BM
+#define BM 128 /**< rows of C per block (as chapter 01) */
+#endif
+#ifndef BN
+#define BN 128 /**< columns of C per block (as chapter 01) */
+#endif
+#ifndef BK
+#define BK 8 /**< depth of one A/B tile along K (as chapter 01) */
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow (as chapter 01) */
+#endif
+#ifndef STAGES
+#define STAGES 2 /**< shared-memory buffers in the ring: 2 = double buffering */
+#endif
+
+#include "../common/gemm_blocked.cuh"
+
+#define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /**< 4-float pieces of the A tile per thread */
+#define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /**< 4-float pieces of the B tile per thread */
+#define STAGE_FLOATS (BK * (BM + A_PAD) + BK * BN) /**< floats of one stage (A tile + B tile) */
+static_assert(A_LOADS > 0 && (BM * BK / 4) % BLOCKED_THREADS == 0, "A tile must split evenly");
+static_assert(B_LOADS > 0 && (BK * BN / 4) % BLOCKED_THREADS == 0, "B tile must split evenly");
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
+
+extern "C" const char gemm_double_buffer_knobs[] =
+    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
+    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES);
+
+namespace cg = cooperative_groups;
+
+/** @brief The A tile of stage @p s in the dynamic shared memory (As[k][m], as chapter 01). */
+__device__ __forceinline__ float (*stage_a(float *smem, int s))[BM + A_PAD]
+{
+    return reinterpret_cast<float (*)[BM + A_PAD]>(smem + s * STAGE_FLOATS);
+}
+
+/** @brief The B tile of stage @p s (Bs[k][n]). */
+__device__ __forceinline__ float (*stage_b(float *smem, int s))[BN]
+{
+    return reinterpret_cast<float (*)[BN]>(smem + s * STAGE_FLOATS + BK * (BM + A_PAD));
+}
+
+/**
+ * @brief Start this thread's copies of K-tile @p k0 into one stage.
+ *
+ * Every copy is the calling thread's own (`cuda::memcpy_async` without a
+ * group argument), sized for what it moves: 16 bytes for a piece of B that
+ * lies inside an aligned row, 4 bytes for each element of A (which is
+ * transposed on the way in, as in chapter 01) and for B at the edges.
+ * Elements outside the matrix are written as zeros with ordinary stores;
+ * the pipeline's stage barrier publishes those too.
+ */
+//! [issue]
+__device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[BN],
+                                           const float *__restrict__ A,
+                                           const float *__restrict__ B, int M, int N, int K,
+                                           int m0, int n0, int k0, bool b_vec, int tid,
+                                           cuda::pipeline<cuda::thread_scope_block> &pipe)
+{
+#pragma unroll
+    for (int l = 0; l < A_LOADS; ++l) {
+        const int e = tid + l * BLOCKED_THREADS;
+        const int r = e / (BK / 4), c = (e % (BK / 4)) * 4;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            if (m0 + r < M && k0 + c + i < K)
+                cuda::memcpy_async(&As[c + i][r], &A[(m0 + r) * K + k0 + c + i],
+                                   cuda::aligned_size_t<4>(sizeof(float)), pipe);
+            else
+                As[c + i][r] = 0.0f;
+        }
+    }
+#pragma unroll
+    for (int l = 0; l < B_LOADS; ++l) {
+        const int e = tid + l * BLOCKED_THREADS;
+        const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+        const int row = k0 + r, col = n0 + c;
+        if (b_vec && row < K && col + 3 < N) {
+            cuda::memcpy_async(&Bs[r][c], &B[row * N + col],
+                               cuda::aligned_size_t<16>(4 * sizeof(float)), pipe);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                if (row < K && col + i < N)
+                    cuda::memcpy_async(&Bs[r][c + i], &B[row * N + col + i],
+                                       cuda::aligned_size_t<4>(sizeof(float)), pipe);
+                else
+                    Bs[r][c + i] = 0.0f;
+            }
+        }
+    }
+}
+//! [issue]
+
+/**
+ * @brief Register-blocked GEMM whose tiles arrive through a STAGES-deep
+ *        `cuda::pipeline`: the copies of the next tiles run while the
+ *        current one is multiplied.
+ */
+//! [kernel]
+__global__ void __launch_bounds__(BLOCKED_THREADS, MIN_BLOCKS)
+gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
+                   const float *__restrict__ B, float *__restrict__ C)
+{
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile) */
+    /* __shared__ objects are never constructed; make_pipeline() below
+     * initializes the state's barriers, so nvcc's warning about skipping the
+     * constructor does not apply here. */
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
+#pragma nv_diag_default static_var_with_dynamic_init
+
+    /* Every thread of the block both produces (issues copies) and consumes. */
+    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state);
+
+    const int tid = threadIdx.x;
+    const int tx = tid % (BN / TN), ty = tid / (BN / TN);
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const bool b_vec = rows_aligned16(B, N);
+    const int tiles = (K + BK - 1) / BK;
+    float acc[TM][TN] = {};
+
+    /* Prologue: fill every stage of the ring. */
+    for (int s = 0; s < STAGES; ++s) {
+        pipe.producer_acquire();
+        if (s < tiles)
+            issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, s * BK, b_vec,
+                       tid, pipe);
+        pipe.producer_commit(); /* commit even when empty: one commit per stage keeps the count */
+    }
+
+    for (int t = 0; t < tiles; ++t) {
+        const int s = t % STAGES;
+        pipe.consumer_wait(); /* tile t has landed (all threads' copies) */
+        compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+        pipe.consumer_release(); /* this thread is done reading stage s */
+
+        /* Refill stage s with tile t + STAGES; acquire waits until every
+         * thread has released it. */
+        pipe.producer_acquire();
+        if (t + STAGES < tiles)
+            issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0,
+                       (t + STAGES) * BK, b_vec, tid, pipe);
+        pipe.producer_commit();
+    }
+    store_tile(C, acc, m0, n0, M, N, tx, ty);
+}
+//! [kernel]
+
+//! [launch]
+extern "C" cudaError_t launch_gemm_double_buffer(int M, int N, int K, const float *A,
+                                                 const float *B, float *C, cudaStream_t stream)
+{
+    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    /* Above 48 KB a kernel must opt in to more dynamic shared memory, or the
+     * launch fails; the limit is the device's, not this kernel's choice. */
+    static bool opted_in = false;
+    if (!opted_in && smem > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(
+            gemm_double_buffer, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess) return err;
+    }
+    opted_in = true;
+    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+    gemm_double_buffer<<<grid, BLOCKED_THREADS, smem, stream>>>(M, N, K, A, B, C);
+    return cudaGetLastError();
+}
+//! [launch]

@@ -1,0 +1,24 @@
+/**
+ * @file 02_double_buffer/main.c
+ * @brief Chapter 02: chapter 01's blocked GEMM against the same kernel with
+ *        asynchronous, multi-stage tile loads, and cuBLAS.
+ *
+ * Build and run:   make chapter-02 && ./run          (from the top level)
+ *                  make chapter-02 STAGES=3 && ./run (triple buffering)
+ * Options:         ./run --help
+ */
+#include "../01_naive/kernel.h"
+#include "kernel.h"
+
+/** @brief Chapter 01's blocked kernel (the baseline), this chapter's kernel, then cuBLAS. */
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"blocked", launch_gemm_blocked, gemm_blocked_knobs},
+        {"double_buffer", launch_gemm_double_buffer, gemm_double_buffer_knobs},
+    };
+    const gemm_chapter chapter = {
+        "02_double_buffer", "Chapter 02: double buffering with the CUDA Pipeline API (cp.async)",
+        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0])};
+    return gemm_chapter_main(argc, argv, &chapter);
+}
