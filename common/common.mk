@@ -2,7 +2,8 @@
 #
 # A chapter's Makefile sets
 #   CHAPTER   folder name, e.g. 01_naive
-#   KNOBS     names of its tunable macros (passed as -DNAME=VALUE when set)
+#   KNOBS     names of its tunable macros (passed as -DNAME=VALUE when set,
+#             to this chapter's kernel.cu only)
 #   EXTRA_CU  other .cu files it links, e.g. the previous chapter's kernel.cu
 #   BENCH_KERNEL, BENCH_VARIANTS   what `make bench` sweeps (see tests/bench.sh)
 # and includes this file. Useful variables on the command line:
@@ -36,7 +37,9 @@ BIN ?= run
 KNOB_DEFS := $(foreach k,$(KNOBS),$(if $($(k)),-D$(k)=$($(k))))
 
 CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP
-NVCCFLAGS_ALL := -std=c++17 $(GENCODE) $(KNOB_DEFS) -Xcompiler -Wall,-Wextra -MMD -MP
+# Knobs go to this chapter's kernel.cu only: a previous chapter's kernel
+# linked as the baseline (EXTRA_CU) keeps its own tuned defaults.
+NVCCFLAGS_ALL := -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
 ifeq ($(DEBUG),1)
   CFLAGS_ALL += -O0 -g
   NVCCFLAGS_ALL += -G -g -O0
@@ -71,8 +74,8 @@ all: $(BIN)
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
 $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)/common
-	@echo '$(NVCC) $(NVCCFLAGS_ALL) | $(CC) $(CFLAGS_ALL)' | cmp -s - $@ || \
-	 echo '$(NVCC) $(NVCCFLAGS_ALL) | $(CC) $(CFLAGS_ALL)' > $@
+	@echo '$(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) | $(CC) $(CFLAGS_ALL)' | cmp -s - $@ || \
+	 echo '$(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) | $(CC) $(CFLAGS_ALL)' > $@
 
 $(BIN): $(OBJS)
 	@echo "  LINK    $@  ($(CHAPTER), $(ARCH)$(if $(strip $(KNOB_DEFS)), $(strip $(KNOB_DEFS))))"
@@ -81,7 +84,7 @@ $(BIN): $(OBJS)
 define cu_rule
 $(call cu_obj,$(1)): $(1) $(BUILD)/flags
 	@echo "  NVCC    $$<"
-	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) -c $$< -o $$@
+	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu,$(1)),$$(KNOB_DEFS)) -c $$< -o $$@
 endef
 $(foreach s,$(CU_SRCS),$(eval $(call cu_rule,$(s))))
 

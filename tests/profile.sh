@@ -18,6 +18,7 @@ WANTED="gpu__time_duration.sum
 sm__throughput.avg.pct_of_peak_sustained_elapsed
 sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
 smsp__issue_active.avg.pct_of_peak_sustained_active
+smsp__inst_executed.sum
 sm__warps_active.avg.pct_of_peak_sustained_active
 launch__registers_per_thread
 smsp__average_warp_latency_per_inst_issued.ratio
