@@ -33,7 +33,7 @@
 #define BN 128 /**< columns of C per block (as chapter 01) */
 #endif
 #ifndef BK
-#define BK 16 /**< depth of one A/B tile along K (chapter 01: 8; see the page) */
+#define BK 32 /**< depth of one A/B tile along K (chapter 01: 8; see the page) */
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow (as chapter 01) */
@@ -43,12 +43,8 @@
 #endif
 
 #include "../common/gemm_blocked.cuh"
+#include "../common/gemm_async.cuh" /* issue_tile(), stage_a(), stage_b() */
 
-#define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /**< 4-float pieces of the A tile per thread */
-#define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /**< 4-float pieces of the B tile per thread */
-#define STAGE_FLOATS (BK * (BM + A_PAD) + BK * BN) /**< floats of one stage (A tile + B tile) */
-static_assert(A_LOADS > 0 && (BM * BK / 4) % BLOCKED_THREADS == 0, "A tile must split evenly");
-static_assert(B_LOADS > 0 && (BK * BN / 4) % BLOCKED_THREADS == 0, "B tile must split evenly");
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 
 extern "C" const char gemm_double_buffer_knobs[] =
@@ -57,69 +53,6 @@ extern "C" const char gemm_double_buffer_knobs[] =
 
 namespace cg = cooperative_groups;
 
-/** @brief The A tile of stage @p s in the dynamic shared memory (As[k][m], as chapter 01). */
-__device__ __forceinline__ float (*stage_a(float *smem, int s))[BM + A_PAD]
-{
-    return reinterpret_cast<float (*)[BM + A_PAD]>(smem + s * STAGE_FLOATS);
-}
-
-/** @brief The B tile of stage @p s (Bs[k][n]). */
-__device__ __forceinline__ float (*stage_b(float *smem, int s))[BN]
-{
-    return reinterpret_cast<float (*)[BN]>(smem + s * STAGE_FLOATS + BK * (BM + A_PAD));
-}
-
-/**
- * @brief Start this thread's copies of K-tile @p k0 into one stage.
- *
- * Every copy is the calling thread's own (`cuda::memcpy_async` without a
- * group argument), sized for what it moves: 16 bytes for a piece of B that
- * lies inside an aligned row, 4 bytes for each element of A (which is
- * transposed on the way in, as in chapter 01) and for B at the edges.
- * Elements outside the matrix are written as zeros with ordinary stores;
- * the pipeline's stage barrier publishes those too.
- */
-//! [issue]
-__device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[BN],
-                                           const float *__restrict__ A,
-                                           const float *__restrict__ B, int M, int N, int K,
-                                           int m0, int n0, int k0, bool b_vec, int tid,
-                                           cuda::pipeline<cuda::thread_scope_block> &pipe)
-{
-#pragma unroll
-    for (int l = 0; l < A_LOADS; ++l) {
-        const int e = tid + l * BLOCKED_THREADS;
-        const int r = e / (BK / 4), c = (e % (BK / 4)) * 4;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            if (m0 + r < M && k0 + c + i < K)
-                cuda::memcpy_async(&As[c + i][r], &A[(m0 + r) * K + k0 + c + i],
-                                   cuda::aligned_size_t<4>(sizeof(float)), pipe);
-            else
-                As[c + i][r] = 0.0f;
-        }
-    }
-#pragma unroll
-    for (int l = 0; l < B_LOADS; ++l) {
-        const int e = tid + l * BLOCKED_THREADS;
-        const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
-        const int row = k0 + r, col = n0 + c;
-        if (b_vec && row < K && col + 3 < N) {
-            cuda::memcpy_async(&Bs[r][c], &B[row * N + col],
-                               cuda::aligned_size_t<16>(4 * sizeof(float)), pipe);
-        } else {
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                if (row < K && col + i < N)
-                    cuda::memcpy_async(&Bs[r][c + i], &B[row * N + col + i],
-                                       cuda::aligned_size_t<4>(sizeof(float)), pipe);
-                else
-                    Bs[r][c + i] = 0.0f;
-            }
-        }
-    }
-}
-//! [issue]
 
 /**
  * @brief Register-blocked GEMM whose tiles arrive through a STAGES-deep
@@ -160,7 +93,7 @@ gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
             const int s = fetched % STAGES;
             pipe.producer_acquire();
             issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, fetched * BK,
-                       b_vec, tid, pipe);
+                       b_vec, tid, BLOCKED_THREADS, pipe);
             pipe.producer_commit();
         }
         const int s = t % STAGES;

@@ -1,0 +1,134 @@
+/**
+ * @file 03_warp_specialized/kernel.cu
+ * @brief Chapter 03: warp specialization. Producer warps only copy tiles
+ *        into a ring of STAGES shared-memory buffers; consumer warps only
+ *        compute from it. They hand stages over through a partitioned
+ *        `cuda::pipeline`, never through `__syncthreads()`.
+ *
+ * Chapter 02 made every thread both issue copies and compute, so each one
+ * spent issue slots on address arithmetic, copies and pipeline bookkeeping
+ * between its FMAs, and every stage hand-off involved all 256 threads. Here
+ * PRODUCER_WARPS extra warps do all the copying; the 8 consumer warps run
+ * the same compute step as chapters 01-02 (compute_tile()) on the same
+ * BM x BN tile, and only wait when the ring is empty. The SM's four warp
+ * schedulers interleave the two roles' instructions.
+ *
+ * Knobs: BM BN BK MIN_BLOCKS as before, STAGES (ring depth) and
+ * PRODUCER_WARPS (copying warps; the consumers are always the
+ * (BM/8)*(BN/8) threads the tile needs).
+ */
+#include <cooperative_groups.h>
+#include <cuda/pipeline>
+#include <cuda_runtime.h>
+
+#include "kernel.h"
+
+#define STR_(x) #x      /**< @brief helper of STR() */
+#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+
+#ifndef BM
+#define BM 128 /**< rows of C per block (as chapters 01-02) */
+#endif
+#ifndef BN
+#define BN 128 /**< columns of C per block (as chapters 01-02) */
+#endif
+#ifndef BK
+#define BK 32 /**< depth of one A/B tile along K (as chapter 02) */
+#endif
+#ifndef STAGES
+#define STAGES 4 /**< tiles the ring holds */
+#endif
+#ifndef PRODUCER_WARPS
+#define PRODUCER_WARPS 1 /**< warps that only copy tiles */
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1 /**< blocks per SM the register budget must allow */
+#endif
+
+#include "../common/gemm_blocked.cuh"
+#include "../common/gemm_async.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
+
+#define CONSUMER_THREADS BLOCKED_THREADS           /**< threads that compute: one 8x8 block each */
+#define PRODUCER_THREADS (PRODUCER_WARPS * 32)     /**< threads that copy */
+#define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
+static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
+                  (BK * BN / 4) % PRODUCER_THREADS == 0,
+              "the producer threads must split the A and B tiles evenly");
+static_assert(WS_THREADS <= 1024, "too many threads per block");
+
+extern "C" const char gemm_warp_specialized_knobs[] =
+    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
+    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS);
+
+namespace cg = cooperative_groups;
+
+/**
+ * @brief Warp-specialized GEMM: warps 0 .. PRODUCER_WARPS-1 copy tiles into
+ *        the ring, the other warps compute the block's BM x BN tile of C.
+ */
+//! [kernel]
+__global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
+gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
+                      const float *__restrict__ B, float *__restrict__ C)
+{
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile) */
+    /* Not constructed (no __shared__ object is); make_pipeline() initializes it. */
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
+#pragma nv_diag_default static_var_with_dynamic_init
+
+    /* Roles go by whole warps, so no warp ever diverges between them. */
+    const bool producer = threadIdx.x < PRODUCER_THREADS;
+    /* A partitioned pipeline: the stage barriers expect PRODUCER_THREADS
+     * commits and CONSUMER_THREADS releases. Every thread of the block must
+     * make it (it initializes the barriers and synchronizes the block). */
+    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
+                                    producer ? cuda::pipeline_role::producer
+                                             : cuda::pipeline_role::consumer);
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tiles = (K + BK - 1) / BK;
+
+    if (producer) {
+        //! [producer]
+        const bool b_vec = rows_aligned16(B, N);
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            pipe.producer_acquire(); /* wait until the consumers released stage s */
+            issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
+                       threadIdx.x, PRODUCER_THREADS, pipe);
+            pipe.producer_commit(); /* stage s is full once these copies land */
+        }
+        //! [producer]
+    } else {
+        //! [consumer]
+        const int ctid = threadIdx.x - PRODUCER_THREADS;
+        const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
+        float acc[TM][TN] = {};
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            pipe.consumer_wait(); /* tile t has landed */
+            compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            pipe.consumer_release(); /* the producers may refill stage s */
+        }
+        store_tile(C, acc, m0, n0, M, N, tx, ty);
+        //! [consumer]
+    }
+}
+//! [kernel]
+
+extern "C" cudaError_t launch_gemm_warp_specialized(int M, int N, int K, const float *A,
+                                                    const float *B, float *C, cudaStream_t stream)
+{
+    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    static bool opted_in = false;
+    if (!opted_in && smem > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(
+            gemm_warp_specialized, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (err != cudaSuccess) return err;
+    }
+    opted_in = true;
+    const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+    gemm_warp_specialized<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C);
+    return cudaGetLastError();
+}

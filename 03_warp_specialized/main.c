@@ -1,0 +1,24 @@
+/**
+ * @file 03_warp_specialized/main.c
+ * @brief Chapter 03: chapter 02's pipelined GEMM against the same tiles
+ *        moved by dedicated producer warps, and cuBLAS.
+ *
+ * Build and run:   make chapter-03 && ./run
+ *                  make chapter-03 PRODUCER_WARPS=2 STAGES=3 && ./run
+ * Options:         ./run --help
+ */
+#include "../02_double_buffer/kernel.h"
+#include "kernel.h"
+
+/** @brief Chapter 02's kernel (the baseline), this chapter's kernel, then cuBLAS. */
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"double_buffer", launch_gemm_double_buffer, gemm_double_buffer_knobs},
+        {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
+    };
+    const gemm_chapter chapter = {
+        "03_warp_specialized", "Chapter 03: warp specialization (producer and consumer warps)",
+        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0])};
+    return gemm_chapter_main(argc, argv, &chapter);
+}

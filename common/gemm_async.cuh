@@ -1,0 +1,85 @@
+/**
+ * @file gemm_async.cuh
+ * @brief Asynchronous tile copies for the pipelined GEMM chapters:
+ *        introduced in chapter 02, reused by chapter 03's producer warps.
+ *
+ * Include after gemm_blocked.cuh (it needs BM, BN, BK, A_PAD). A stage of
+ * the shared-memory ring holds one A tile (transposed, As[k][m]) and one
+ * B tile (Bs[k][n]), STAGE_FLOATS floats in all.
+ */
+#ifndef TUTORIAL_GEMM_ASYNC_CUH
+#define TUTORIAL_GEMM_ASYNC_CUH
+
+#include <cuda/pipeline>
+
+#define STAGE_FLOATS (BK * (BM + A_PAD) + BK * BN) /**< floats of one stage (A tile + B tile) */
+
+/** @brief The A tile of stage @p s in the dynamic shared memory (As[k][m], as chapter 01). */
+__device__ __forceinline__ float (*stage_a(float *smem, int s))[BM + A_PAD]
+{
+    return reinterpret_cast<float (*)[BM + A_PAD]>(smem + s * STAGE_FLOATS);
+}
+
+/** @brief The B tile of stage @p s (Bs[k][n]). */
+__device__ __forceinline__ float (*stage_b(float *smem, int s))[BN]
+{
+    return reinterpret_cast<float (*)[BN]>(smem + s * STAGE_FLOATS + BK * (BM + A_PAD));
+}
+
+/**
+ * @brief Start this thread's copies of K-tile @p k0 into one stage.
+ *
+ * Every copy is the calling thread's own (`cuda::memcpy_async` without a
+ * group argument), sized for what it moves: 16 bytes for a piece of B that
+ * lies inside an aligned row, 4 bytes for each element of A (which is
+ * transposed on the way in, as in chapter 01) and for B at the edges.
+ * Elements outside the matrix are written as zeros with ordinary stores;
+ * the pipeline's stage barrier publishes those too. The @p nthreads
+ * copying threads (ids @p tid = 0 .. nthreads-1) split the tile between
+ * them; nthreads must divide BM*BK/4 and BK*BN/4, and is a compile-time
+ * constant at every call, so the loops unroll.
+ */
+//! [issue]
+__device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[BN],
+                                           const float *__restrict__ A,
+                                           const float *__restrict__ B, int M, int N, int K,
+                                           int m0, int n0, int k0, bool b_vec, int tid,
+                                           int nthreads,
+                                           cuda::pipeline<cuda::thread_scope_block> &pipe)
+{
+#pragma unroll
+    for (int l = 0; l < BM * BK / 4 / nthreads; ++l) {
+        const int e = tid + l * nthreads;
+        const int r = e / (BK / 4), c = (e % (BK / 4)) * 4;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            if (m0 + r < M && k0 + c + i < K)
+                cuda::memcpy_async(&As[c + i][r], &A[(m0 + r) * K + k0 + c + i],
+                                   cuda::aligned_size_t<4>(sizeof(float)), pipe);
+            else
+                As[c + i][r] = 0.0f;
+        }
+    }
+#pragma unroll
+    for (int l = 0; l < BK * BN / 4 / nthreads; ++l) {
+        const int e = tid + l * nthreads;
+        const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+        const int row = k0 + r, col = n0 + c;
+        if (b_vec && row < K && col + 3 < N) {
+            cuda::memcpy_async(&Bs[r][c], &B[row * N + col],
+                               cuda::aligned_size_t<16>(4 * sizeof(float)), pipe);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                if (row < K && col + i < N)
+                    cuda::memcpy_async(&Bs[r][c + i], &B[row * N + col + i],
+                                       cuda::aligned_size_t<4>(sizeof(float)), pipe);
+                else
+                    Bs[r][c + i] = 0.0f;
+            }
+        }
+    }
+}
+//! [issue]
+
+#endif
