@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Profile every chapter's kernels and cuBLAS once with Nsight Compute and
 # write the metrics the chapter pages discuss to <dir>/<gpu>-ncu.csv
-# (columns: gpu,commit,chapter,kernel,metric,unit,value).
+# (columns: gpu,commit,chapter,kernel,metric,unit,value). Rows of the
+# chapters profiled now replace their old rows; other chapters' stay.
 #
 #   RESULTS_DIR=dir bash tests/profile.sh     (default dir: docs/results)
+#   CHAPTERS=03_warp_specialized bash tests/profile.sh
 #
-# Each chapter runs with --no-verify --reps 1 --warmup 0, so every kernel is
-# launched exactly once, in the table's order, and the n-th profiled launch
-# is the n-th kernel name. Clocks are left as they are (--clock-control none),
-# like the benchmark's.
+# Each chapter runs its PROFILE_KERNELS with --no-verify --reps 1 --warmup 0,
+# so every kernel is launched exactly once, in that order, and the n-th
+# profiled launch is the n-th name. PROFILE_VARIANTS (knob settings) add the
+# chapter's BENCH_KERNEL built that way, labelled "kernel[KNOB=value]".
+# Clocks are left as they are (--clock-control none), like the benchmark's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 [ -x "$NCU" ] || { echo "ncu not found" >&2; exit 3; }
 
-WANTED="gpu__time_duration.sum
+# ncu leaves out a metric it does not know; the CSV then simply lacks it.
+metrics=$(echo "gpu__time_duration.sum
 sm__throughput.avg.pct_of_peak_sustained_elapsed
 sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
 smsp__issue_active.avg.pct_of_peak_sustained_active
@@ -32,10 +36,7 @@ smsp__average_warps_issue_stalled_selected_per_issue_active.ratio
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 sm__sass_thread_inst_executed_op_ffma_pred_on.sum
 lts__t_bytes.sum
-dram__bytes_read.sum"
-
-# ncu leaves out a metric it does not know; the CSV then simply lacks it.
-metrics=$(echo $WANTED | tr ' ' ',')
+dram__bytes_read.sum" | tr '\n' ',' | sed 's/,$//')
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
@@ -48,22 +49,20 @@ chapters=" ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')} "
 new=$(mktemp)
 trap 'rm -f "$new"' EXIT
 
-for ch in ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}; do
-    make --no-print-directory -C "$ch" >/dev/null
-    kernels=$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)
-    [ -n "$kernels" ] || continue
-    raw="tests/build/logs/ncu-$ch.csv"
+profile_run() { # chapter program kernels labels: one launch per kernel, metrics into $new
+    local ch=$1 prog=$2 kernels=$3 labels=$4 raw
+    raw="tests/build/logs/ncu-$ch-$(echo "$labels" | tr -c 'A-Za-z0-9_.-' '_').csv"
     "$NCU" --clock-control none --metrics "$metrics" --csv --page raw \
-        "$ch/run" --only "$kernels" --no-verify --reps 1 --warmup 0 >"$raw" 2>"tests/build/logs/ncu-$ch.err"
+        "$prog" --only "$kernels" --no-verify --reps 1 --warmup 0 >"$raw" 2>"$raw.err"
     # ncu --page raw --csv: a header row of metric names, a row of units, one row per launch.
-    python3 - "$raw" "$gpu" "$commit" "$ch" "$kernels" "$metrics" >>"$new" <<'PY'
+    python3 - "$raw" "$gpu" "$commit" "$ch" "$labels" "$metrics" >>"$new" <<'PY'
 import csv, sys
-raw, gpu, commit, chapter, kernels, metrics = sys.argv[1:]
+raw, gpu, commit, chapter, labels, metrics = sys.argv[1:]
 rows = [r for r in csv.reader(open(raw)) if r and (r[0] == "ID" or r[0].isdigit() or r[0] == "")]
 header = next(r for r in rows if r[0] == "ID")
 units = rows[rows.index(header) + 1]
 launches = [r for r in rows if r[0].isdigit()]
-names = kernels.split(",")
+names = labels.split(",")
 if len(launches) != len(names):
     sys.exit(f"{chapter}: {len(launches)} profiled launches for {len(names)} kernels")
 w = csv.writer(sys.stdout, lineterminator="\n")
@@ -76,8 +75,21 @@ for name, r in zip(names, launches):
             i = header.index(m)
             w.writerow([gpu, commit, chapter, name, m, units[i], r[i].replace(",", "")])
 PY
+}
+
+for ch in $chapters; do
+    make --no-print-directory -C "$ch" >/dev/null
+    kernels=$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)
+    [ -n "$kernels" ] || continue
+    profile_run "$ch" "$ch/run" "$kernels" "$kernels"
+    main=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
+    for v in $(make -s --no-print-directory -C "$ch" print-PROFILE_VARIANTS); do
+        b="build/variant-$(echo "$v" | tr ',=' '_-')"
+        make --no-print-directory -C "$ch" BUILD="$b" BIN="$b/run" $(echo "$v" | tr ',' ' ') >/dev/null
+        profile_run "$ch" "$ch/$b/run" "$main" "$main[$(echo "$v" | tr ',' ' ')]"
+    done
 done
-# Rows of the chapters profiled now replace their old rows; other chapters' stay.
+
 {
     echo "gpu,commit,chapter,kernel,metric,unit,value"
     {
