@@ -39,7 +39,7 @@
 #define STAGES 4 /**< tiles the ring holds */
 #endif
 #ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 4 /**< warps that only copy tiles (1 is producer-bound: see the page) */
+#define PRODUCER_WARPS 8 /**< warps that only copy tiles (1 is producer-bound: see the page) */
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1 /**< blocks per SM the register budget must allow */
