@@ -29,7 +29,7 @@ __global__ void one_stage(const float *in, float *out, int copy, int partitioned
                             : cuda::make_pipeline(cg::this_thread_block(), &state);
     if (!partitioned || producer) {
         pipe.producer_acquire();
-        for (int i = partitioned ? threadIdx.x : threadIdx.x; i < 256; i += partitioned ? 32 : 256) {
+        for (int i = threadIdx.x; i < 256; i += partitioned ? 32 : 256) {
             if (copy) cuda::memcpy_async(&buf[i], &in[i], cuda::aligned_size_t<4>(4), pipe);
             else buf[i] = in[i];
         }
@@ -37,7 +37,8 @@ __global__ void one_stage(const float *in, float *out, int copy, int partitioned
     }
     if (!partitioned || !producer) {
         pipe.consumer_wait();
-        out[threadIdx.x] = buf[threadIdx.x] + buf[(threadIdx.x + 1) % 256];
+        const int i = threadIdx.x % 256;
+        out[threadIdx.x] = buf[i] + buf[(i + 1) % 256];
         pipe.consumer_release();
     }
 }
