@@ -9,6 +9,9 @@
 # Filters (all optional): chapter=, kernel=, m=. Rows keep the CSV's order;
 # "speedup" is over the row above when both have the same size; speedup=no
 # leaves the column out (for sweeps, which are not a progression).
+# unique=kernel keeps only the first row of each kernel name (its own
+# chapter's), and exclude=NAME drops a kernel: together they make the
+# one-row-per-step overview.
 #
 # Profiler metrics (tests/profile.sh) are asked for the same way, one row per
 # metric and one column per kernel:
@@ -25,15 +28,18 @@ check=0
 
 render() { # page -> stdout
     awk '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, line, f, rows, prev, prevsize, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, prev, prevsize, sp, caption, nf) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1; funiq = 0; fexcl = ""
+        split("", seen)
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "kernel") fkernel = kv[2]
             else if (kv[1] == "m") fm = kv[2]
             else if (kv[1] == "speedup") fsp = (kv[2] != "no")
+            else if (kv[1] == "unique") funiq = (kv[2] == "kernel")
+            else if (kv[1] == "exclude") fexcl = kv[2]
         }
         if ((getline line < file) <= 0) {
             print "_No measurements yet: run `make bench` on a GPU to create `" file "`._"
@@ -47,8 +53,12 @@ render() { # page -> stdout
             if (fchapter != "" && f[6] != fchapter) continue
             if (fkernel != "" && f[7] != fkernel) continue
             if (fm != "" && f[8] != fm) continue
+            if (fexcl != "" && f[7] == fexcl) continue
+            if (funiq && (f[7] in seen)) continue
+            seen[f[7]] = 1
             if (rows == 0) {
                 caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
+                if (funiq) caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] "; each row from its own chapter'"'"'s run (commit and date in `" file "`, `make bench`); % of cuBLAS is against cuBLAS in that same run."
                 print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS |" (fsp ? " speedup vs row above |" : "") " verified |"
                 print "|---|---|---|---|---|---|" (fsp ? "---|" : "") "---|"
             }
