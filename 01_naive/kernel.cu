@@ -175,7 +175,6 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
     float acc[TM][TN] = {};
 
     for (int k0 = 0; k0 < K; k0 += BK) {
-        //! [blocked-load]
 #pragma unroll
         for (int l = 0; l < A_LOADS; ++l) {
             const int e = tid + l * BLOCKED_THREADS;
@@ -193,7 +192,6 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
             *reinterpret_cast<float4 *>(&Bs[r][c]) = load4_or_zero(B, k0 + r, n0 + c, K, N, b_vec);
         }
         __syncthreads(); /* both tiles complete: all loads finish before any math */
-        //! [blocked-load]
 
         compute_tile(acc, As, Bs, tx, ty);
         __syncthreads(); /* everyone is done with the tiles before they are overwritten */
