@@ -18,6 +18,6 @@ int main(int argc, char **argv)
     };
     const gemm_chapter chapter = {
         "01_naive", "Chapter 01: naive, tiled and register-blocked GEMM (synchronous loads)",
-        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0])};
+        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
     return gemm_chapter_main(argc, argv, &chapter);
 }

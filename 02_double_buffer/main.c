@@ -19,6 +19,6 @@ int main(int argc, char **argv)
     };
     const gemm_chapter chapter = {
         "02_double_buffer", "Chapter 02: double buffering with the CUDA Pipeline API (cp.async)",
-        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0])};
+        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -13,11 +13,12 @@
  * BM x BN tile, and only wait when the ring is empty. The SM's four warp
  * schedulers interleave the two roles' instructions.
  *
- * Knobs: BM BN BK MIN_BLOCKS as before, STAGES (ring depth) and
+ * Knobs: BM BN BK MIN_BLOCKS as before, STAGES (ring depth),
  * PRODUCER_WARPS (copying warps; the consumers are always the
- * (BM/8)*(BN/8) threads the tile needs).
+ * (BM/8)*(BN/8) threads the tile needs) and STORER_WARPS (0: consumers
+ * write C themselves; n > 0: they stage C in shared memory and n storer
+ * warps write it out - which cannot pay here, see the page).
  */
-#include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
 
@@ -41,53 +42,73 @@
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 8 /**< warps that only copy tiles (1 is producer-bound: see the page) */
 #endif
+#ifndef STORER_WARPS
+#define STORER_WARPS 0 /**< warps that only write C (0: the consumers do) */
+#endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1 /**< blocks per SM the register budget must allow */
 #endif
 
 #include "../common/gemm_blocked.cuh"
 #include "../common/gemm_async.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
+#include "../common/gemm_roles.cuh" /* named barriers, stage_c(), write_staged_c() */
 
 #define CONSUMER_THREADS BLOCKED_THREADS           /**< threads that compute: one 8x8 block each */
 #define PRODUCER_THREADS (PRODUCER_WARPS * 32)     /**< threads that copy */
-#define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
+#define STORER_THREADS (STORER_WARPS * 32)         /**< threads that write C */
+#define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
+#define WS_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
+#define C_STAGE_FLOATS (STORER_WARPS > 0 ? BM * BN : 0) /**< floats of the staged C tile */
+#define BAR_PIPE 1   /**< named barrier: make_pipeline() over producers and consumers */
+#define BAR_C_FULL 2 /**< named barrier: consumers -> storers, "C is staged" */
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
                   (BK * BN / 4) % PRODUCER_THREADS == 0,
               "the producer threads must split the A and B tiles evenly");
-static_assert(WS_THREADS <= 1024, "too many threads per block");
+static_assert(STORER_WARPS >= 0 && WS_THREADS <= 1024, "too many threads per block");
 
 extern "C" const char gemm_warp_specialized_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS);
-
-namespace cg = cooperative_groups;
+    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
+    " STORER_WARPS=" STR(STORER_WARPS);
 
 /**
  * @brief Warp-specialized GEMM: warps 0 .. PRODUCER_WARPS-1 copy tiles into
- *        the ring, the other warps compute the block's BM x BN tile of C.
+ *        the ring, the next 8 warps compute the block's BM x BN tile of C,
+ *        and the last STORER_WARPS warps (if any) write it to C.
  */
 //! [kernel]
 __global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
 gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
                       const float *__restrict__ B, float *__restrict__ C)
 {
-    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile) */
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), staged C */
     /* Not constructed (no __shared__ object is); make_pipeline() initializes it. */
 #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
 #pragma nv_diag_default static_var_with_dynamic_init
 
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tiles = (K + BK - 1) / BK;
+#if STORER_WARPS > 0
+    float(*Cs)[BN] = reinterpret_cast<float(*)[BN]>(smem + STAGES * STAGE_FLOATS);
+    //! [storer]
+    if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
+        named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS); /* C is staged */
+        write_staged_c(C, Cs, m0, n0, M, N, threadIdx.x - PIPE_THREADS, STORER_THREADS);
+        return;
+    }
+    //! [storer]
+#endif
+
     /* Roles go by whole warps, so no warp ever diverges between them. */
     const bool producer = threadIdx.x < PRODUCER_THREADS;
     /* A partitioned pipeline: the stage barriers expect PRODUCER_THREADS
-     * commits and CONSUMER_THREADS releases. Every thread of the block must
-     * make it (it initializes the barriers and synchronizes the block). */
-    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
+     * commits and CONSUMER_THREADS releases. Every producer and consumer
+     * must make it (it initializes the barriers and synchronizes them). */
+    auto pipe = cuda::make_pipeline(leading_threads{PIPE_THREADS, BAR_PIPE}, &state,
                                     producer ? cuda::pipeline_role::producer
                                              : cuda::pipeline_role::consumer);
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-    const int tiles = (K + BK - 1) / BK;
 
     if (producer) {
         //! [producer]
@@ -111,7 +132,12 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             pipe.consumer_release(); /* the producers may refill stage s */
         }
+#if STORER_WARPS > 0
+        stage_c(Cs, acc, tx, ty); /* the storers write it out; the consumers are done */
+        named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS);
+#else
         store_tile(C, acc, m0, n0, M, N, tx, ty);
+#endif
         //! [consumer]
     }
 }
@@ -120,7 +146,7 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
 extern "C" cudaError_t launch_gemm_warp_specialized(int M, int N, int K, const float *A,
                                                     const float *B, float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    const size_t smem = (size_t)(STAGES * STAGE_FLOATS + C_STAGE_FLOATS) * sizeof(float);
     static bool opted_in = false;
     if (!opted_in && smem > 48 * 1024) {
         const cudaError_t err = cudaFuncSetAttribute(

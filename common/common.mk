@@ -5,6 +5,7 @@
 #   KNOBS     names of its tunable macros (passed as -DNAME=VALUE when set,
 #             to this chapter's kernel.cu only)
 #   EXTRA_CU  other .cu files it links, e.g. the previous chapter's kernel.cu
+#   EXTRA_C   other C files of its own besides main.c (e.g. a demo driver)
 #   BENCH_KERNEL, BENCH_VARIANTS   what `make bench` sweeps (see tests/bench.sh)
 # and includes this file. Useful variables on the command line:
 #   ARCH=sm_90a|sm_89|sm_86|sm_80   GPU target (default: the GPU's own, else sm_90a)
@@ -66,6 +67,7 @@ CU_SRCS := kernel.cu $(EXTRA_CU)
 # ../01_naive/kernel.cu -> $(BUILD)/01_naive_kernel.o, so two kernel.cu never collide
 cu_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(patsubst %.cu,%,$(1)))).o
 OBJS := $(foreach s,$(CU_SRCS),$(call cu_obj,$(s))) $(BUILD)/main.o \
+        $(patsubst %.c,$(BUILD)/%.o,$(EXTRA_C)) \
         $(patsubst $(COMMON_DIR)/%.c,$(BUILD)/common/%.o,$(COMMON_SRCS))
 
 .PHONY: all clean ptx info FORCE
@@ -88,7 +90,7 @@ $(call cu_obj,$(1)): $(1) $(BUILD)/flags
 endef
 $(foreach s,$(CU_SRCS),$(eval $(call cu_rule,$(s))))
 
-$(BUILD)/main.o: main.c $(BUILD)/flags
+$(BUILD)/main.o $(patsubst %.c,$(BUILD)/%.o,$(EXTRA_C)): $(BUILD)/%.o: %.c $(BUILD)/flags
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 

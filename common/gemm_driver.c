@@ -2,13 +2,11 @@
  * @file gemm_driver.c
  * @brief Verification, timing and reporting for the GEMM chapters (see gemm_driver.h).
  */
-#define _POSIX_C_SOURCE 200809L /**< for gmtime_r() */
 #include "gemm_driver.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "device.h"
@@ -16,6 +14,7 @@
 #include "nvtx.h"
 #include "options.h"
 #include "report.h"
+#include "runner.h"
 #include "stats.h"
 #include "verify.h"
 #include "watchdog.h"
@@ -46,6 +45,7 @@ static cudaError_t launch_cublas(int M, int N, int K, const float *A, const floa
 
 /* Everything one run needs, so the helpers below take one argument. */
 typedef struct {
+    chapter_env *env;
     const options *o;
     FILE *out;               /* the human report: stdout, or stderr under --csv/--json */
     int M, N, K;
@@ -54,20 +54,11 @@ typedef struct {
     float *dA, *dB, *dC;
 } run_state;
 
-static void launch_or_die(const gemm_kernel *k, run_state *s)
-{
-    cudaError_t err = k->launch(s->M, s->N, s->K, s->dA, s->dB, s->dC, 0);
-    if (err != cudaSuccess) {
-        fprintf(stderr, "kernel '%s': launch failed: %s (%s)\n", k->name, cudaGetErrorString(err),
-                cudaGetErrorName(err));
-        exit(EXIT_CUDA_ERROR);
-    }
-}
-
 /* Copy C back and compare every element with the reference; also check the
  * sampled entries against fp64 directly. Returns 1 when correct. */
-static int check_output(const gemm_kernel *k, run_state *s, const char *when)
+static int check_output(void *state, const char *name, const char *when)
 {
+    run_state *s = state;
     compare_result c;
     sample_result sr;
     CUDA_CHECK(cudaMemcpy(s->hGot, s->dC, s->bytes_c, cudaMemcpyDeviceToHost));
@@ -75,10 +66,10 @@ static int check_output(const gemm_kernel *k, run_state *s, const char *when)
     sample_check_fp64(s->hA, s->hB, s->hGot, s->M, s->N, s->K, s->o->seed + 7, FP64_RANDOM_SAMPLES, &sr);
     if (compare_passed(&c) && sr.bad == 0) {
         fprintf(s->out, "  %-8s %-12s PASSED  max|err| %.2e = %.4f tol, rel.Frobenius %.1e, fp64 samples %d/%d\n",
-                k->name, when, c.max_abs_err, c.max_err_over_tol, c.rel_fro, sr.samples, sr.samples);
+                name, when, c.max_abs_err, c.max_err_over_tol, c.rel_fro, sr.samples, sr.samples);
         return 1;
     }
-    fprintf(s->out, "  %-8s %-12s FAILED  %ld of %ld elements wrong (%ld NaN/Inf)", k->name, when,
+    fprintf(s->out, "  %-8s %-12s FAILED  %ld of %ld elements wrong (%ld NaN/Inf)", name, when,
             c.bad, c.checked, c.nonfinite);
     if (c.bad > 0)
         fprintf(s->out, "; first at (%ld,%ld): got %.6g, want %.6g", c.first_row, c.first_col,
@@ -90,53 +81,30 @@ static int check_output(const gemm_kernel *k, run_state *s, const char *when)
     return 0;
 }
 
-/* Back-to-back launches between events: event i+1 minus event i is one run. */
-static void time_kernel(const gemm_kernel *k, run_state *s, time_stats *t)
+/* time_runs() takes one function and one argument. */
+typedef struct {
+    const gemm_kernel *k;
+    run_state *s;
+} timed_gemm;
+
+static cudaError_t run_gemm(void *arg, cudaStream_t stream)
 {
-    int reps = s->o->reps, i;
-    cudaEvent_t *ev = xmalloc((size_t)(reps + 1) * sizeof *ev);
-    float *ms = xmalloc((size_t)reps * sizeof *ms);
-    for (i = 0; i <= reps; ++i) CUDA_CHECK(cudaEventCreate(&ev[i]));
-    for (i = 0; i < s->o->warmup; ++i) launch_or_die(k, s);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaEventRecord(ev[0], 0));
-    for (i = 0; i < reps; ++i) {
-        launch_or_die(k, s);
-        CUDA_CHECK(cudaEventRecord(ev[i + 1], 0));
-    }
-    CUDA_CHECK(cudaEventSynchronize(ev[reps]));
-    for (i = 0; i < reps; ++i) CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
-    if (stats_summarize(ms, reps, t) != 0) {
-        fprintf(stderr, "kernel '%s': timings are not valid numbers\n", k->name);
-        exit(EXIT_CUDA_ERROR);
-    }
-    for (i = 0; i <= reps; ++i) CUDA_CHECK(cudaEventDestroy(ev[i]));
-    free(ev);
-    free(ms);
+    const timed_gemm *g = arg;
+    return g->k->launch(g->s->M, g->s->N, g->s->K, g->s->dA, g->s->dB, g->s->dC, stream);
+}
+
+static void poison_c(void *state)
+{
+    const run_state *s = state;
+    device_poison(s->dC, s->bytes_c);
 }
 
 /* Verify, time, verify again; one table row. */
 static void run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
 {
-    char phase[96];
-    int ok = 1;
-    snprintf(phase, sizeof phase, "%s: verify and time", k->name);
-    NVTX_PUSH(phase);
-    watchdog_arm(s->o->timeout_s, phase);
-    if (s->o->verify) {
-        device_poison(s->dC, s->bytes_c);
-        launch_or_die(k, s);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        ok = check_output(k, s, "first run");
-    }
-    time_kernel(k, s, &row->t);
-    if (s->o->verify) ok = check_output(k, s, "after timing") && ok;
-    watchdog_disarm();
-    NVTX_POP();
-    row->kernel = k->name;
-    row->knobs = k->knobs;
+    timed_gemm g = {k, s};
+    run_checked(s->env, k->name, k->knobs, run_gemm, &g, poison_c, check_output, s, row);
     row->tflops = gemm_tflops(s->M, s->N, s->K, row->t.median);
-    row->verified = !s->o->verify ? "skipped" : ok ? "yes" : "NO";
 }
 
 /* The reference and |A||B| (for the per-element tolerance), both from
@@ -179,14 +147,16 @@ static int check_only(const options *o, const gemm_chapter *ch)
     while (p != NULL && *p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        int i, found = (len == 6 && !strncmp(p, "cublas", 6));
+        int i, found = (len == 6 && !strncmp(p, "cublas", 6)) ||
+                       (ch->demo_name != NULL && strlen(ch->demo_name) == len &&
+                        !strncmp(p, ch->demo_name, len));
         for (i = 0; i < ch->count && !found; ++i)
             found = strlen(ch->kernels[i].name) == len && !strncmp(p, ch->kernels[i].name, len);
         if (!found) {
             fprintf(stderr, "%s: --only: no kernel '%.*s' in this chapter (kernels:", ch->chapter,
                     (int)len, p);
             for (i = 0; i < ch->count; ++i) fprintf(stderr, " %s", ch->kernels[i].name);
-            fprintf(stderr, " cublas)\n");
+            fprintf(stderr, " cublas%s%s)\n", ch->demo_name ? " " : "", ch->demo_name ? ch->demo_name : "");
             return 0;
         }
         p = comma ? comma + 1 : NULL;
@@ -196,65 +166,58 @@ static int check_only(const options *o, const gemm_chapter *ch)
 
 int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
 {
-    options o;
-    char err[256], date[32];
+    chapter_env env;
+    const options *o = &env.o;
     run_state s;
-    device_info dev;
     cublasHandle_t ref_handle;
     report_row rows[MAX_ROWS];
-    report_context ctx;
     gemm_kernel cublas_row = {"cublas", launch_cublas, "FP32 CUBLAS_COMPUTE_32F (no TF32)"};
-    const char *commit = getenv("TUTORIAL_COMMIT");
-    time_t now = time(NULL);
-    struct tm tm_utc;
-    int nrows = 0, i, all_ok = 1, cublas_at = -1;
+    int nrows = 0, i, all_ok = 1, cublas_at = -1, rc;
 
-    options_defaults(&o);
-    switch (options_parse(argc, argv, &o, err, sizeof err)) {
-    case OPTIONS_HELP:
-        printf("%s\n\n", ch->title);
-        options_print_help(stdout, argv[0], &o);
-        return EXIT_VERIFIED;
-    case OPTIONS_ERROR:
-        fprintf(stderr, "%s: %s\n", ch->chapter, err);
-        return EXIT_USAGE;
-    case OPTIONS_OK:
-        break;
-    }
-    if (!check_only(&o, ch)) return EXIT_USAGE;
-    if (o.trace != NULL) {
-        fprintf(stderr, "%s: --trace: this chapter has no trace points (its kernels have no warp roles)\n",
-                ch->chapter);
+    options_defaults(&env.o);
+    env.o.extra = ch->extras;
+    env.o.nextra = ch->nextras;
+    rc = chapter_parse(&env, argc, argv, ch->chapter, ch->title);
+    if (rc >= 0) return rc;
+    if (!check_only(o, ch)) return EXIT_USAGE;
+    if (o->trace != NULL) {
+        fprintf(stderr, "%s: --trace: this chapter has no trace points yet\n", ch->chapter);
         return EXIT_USAGE;
     }
     if (ch->count + 1 > MAX_ROWS) {
         fprintf(stderr, "%s: too many kernels\n", ch->chapter);
         return EXIT_USAGE;
     }
+    chapter_start(&env, ch->chapter, ch->title, ch->min_major, ch->min_minor);
+
+    /* A chapter's other demonstration (chapter 04's task queue) comes first. */
+    if (ch->demo != NULL && options_selects(o, ch->demo_name)) {
+        rc = ch->demo(&env);
+        if (rc != EXIT_VERIFIED) all_ok = 0;
+        if (rc != EXIT_VERIFIED && rc != EXIT_VERIFY_FAILED) return rc;
+    }
 
     memset(&s, 0, sizeof s);
-    s.o = &o;
-    s.out = (o.csv || o.json) ? stderr : stdout;
-    s.M = (int)o.m;
-    s.N = (int)o.n;
-    s.K = (int)o.k;
+    s.env = &env;
+    s.o = o;
+    s.out = env.out;
+    s.M = (int)o->m;
+    s.N = (int)o->n;
+    s.K = (int)o->k;
     s.bytes_c = (size_t)s.M * s.N * sizeof(float);
 
-    fprintf(s.out, "%s\n", ch->title);
-    device_require(ch->min_major, ch->min_minor, ch->chapter, &dev);
-    device_print(s.out, &dev);
     fprintf(s.out, "problem  : C[%dx%d] = A[%dx%d] * B[%dx%d], FP32, row-major, inputs uniform[-1,1] seed %llu\n",
-            s.M, s.N, s.M, s.K, s.K, s.N, o.seed);
+            s.M, s.N, s.M, s.K, s.K, s.N, o->seed);
     fprintf(s.out, "timing   : %d warm-up + %d timed runs per kernel, CUDA events, median (min, max)\n",
-            o.warmup, o.reps);
+            o->warmup, o->reps);
 
     s.hA = xmalloc((size_t)s.M * s.K * sizeof(float));
     s.hB = xmalloc((size_t)s.K * s.N * sizeof(float));
     s.hGot = xmalloc(s.bytes_c);
     s.hWant = xmalloc(s.bytes_c);
     s.hAbs = xmalloc(s.bytes_c);
-    fill_uniform(s.hA, (size_t)s.M * s.K, o.seed, 0);
-    fill_uniform(s.hB, (size_t)s.K * s.N, o.seed, 1);
+    fill_uniform(s.hA, (size_t)s.M * s.K, o->seed, 0);
+    fill_uniform(s.hB, (size_t)s.K * s.N, o->seed, 1);
     CUDA_CHECK(cudaMalloc((void **)&s.dA, (size_t)s.M * s.K * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&s.dB, (size_t)s.K * s.N * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&s.dC, s.bytes_c));
@@ -263,18 +226,18 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
     CUBLAS_CHECK(cublasCreate(&ref_handle));
     CUBLAS_CHECK(cublasCreate(&timed_handle));
 
-    if (o.verify && !make_reference(&s, ref_handle)) {
+    if (o->verify && !make_reference(&s, ref_handle)) {
         fprintf(s.out, "FAILED: the cuBLAS reference disagrees with fp64 on sampled entries\n");
         return EXIT_VERIFY_FAILED;
     }
 
     for (i = 0; i < ch->count; ++i) {
-        if (!options_selects(&o, ch->kernels[i].name)) continue;
+        if (!options_selects(o, ch->kernels[i].name)) continue;
         run_kernel(&ch->kernels[i], &s, &rows[nrows]);
         all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
         ++nrows;
     }
-    if (options_selects(&o, "cublas")) {
+    if (options_selects(o, "cublas")) {
         run_kernel(&cublas_row, &s, &rows[nrows]);
         all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
         cublas_at = nrows++;
@@ -286,19 +249,10 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
 
     fprintf(s.out, "\n");
     report_table(s.out, rows, nrows);
-    gmtime_r(&now, &tm_utc);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
-    ctx.gpu = dev.name;
-    ctx.driver = dev.driver;
-    ctx.cuda = dev.runtime;
-    ctx.commit = commit && *commit ? commit : "unknown";
-    ctx.date = date;
-    ctx.chapter = ch->chapter;
-    ctx.m = o.m;
-    ctx.n = o.n;
-    ctx.k = o.k;
-    if (o.csv) report_csv(stdout, &ctx, rows, nrows, 1);
-    if (o.json) report_json(stdout, &ctx, rows, nrows);
+    env.ctx.m = o->m;
+    env.ctx.n = o->n;
+    env.ctx.k = o->k;
+    chapter_emit(&env, rows, nrows);
 
     CUBLAS_CHECK(cublasDestroy(ref_handle));
     CUBLAS_CHECK(cublasDestroy(timed_handle));
@@ -311,7 +265,7 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
     free(s.hWant);
     free(s.hAbs);
 
-    if (!o.verify) {
+    if (!o->verify) {
         fprintf(s.out, "\nUNVERIFIED (--no-verify): timings only\n");
         return EXIT_VERIFIED;
     }

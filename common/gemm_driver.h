@@ -13,6 +13,8 @@
  *     up and time with CUDA events; compare every element of the last timed
  *     result again;
  *  5. time cuBLAS the same way and print one table (or CSV / JSON).
+ * A chapter with a second demonstration (chapter 04) passes it as `demo`;
+ * it runs after step 2 and prints its own table.
  *
  * The problem is C = A * B with A (M x K), B (K x N) and C (M x N) FP32,
  * row-major, densely packed.
@@ -21,6 +23,8 @@
 #define TUTORIAL_GEMM_DRIVER_H
 
 #include <cuda_runtime_api.h>
+
+#include "runner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +57,11 @@ typedef struct {
     int min_minor;           /**< required compute capability, minor part */
     const gemm_kernel *kernels; /**< kernels in the order the table lists them */
     int count;               /**< number of kernels */
+    option_extra *extras;    /**< the chapter's own options (NULL: none) */
+    int nextras;             /**< number of entries in @p extras */
+    /** @brief Another demonstration run before the GEMMs (NULL: none); returns an exit code. */
+    int (*demo)(chapter_env *env);
+    const char *demo_name;   /**< its name for --only (e.g. "tasks") */
 } gemm_chapter;
 
 /**

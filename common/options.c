@@ -21,6 +21,9 @@ void options_defaults(options *o)
     o->only = NULL;
     o->trace = NULL;
     o->timeout_s = 60.0;
+    o->dims = OPT_DIMS_ALL;
+    o->extra = NULL;
+    o->nextra = 0;
 }
 
 /* strtol accepts leading blanks, a sign and trailing junk; we accept none of
@@ -67,6 +70,15 @@ static int parse_seconds(const char *s, double *out)
     return 1;
 }
 
+/* Whether a shared option is on for this chapter (--m/--n/--k may be off). */
+static int dim_accepted(const options *o, const char *name)
+{
+    if (!strcmp(name, "m")) return (o->dims & OPT_DIM_M) != 0;
+    if (!strcmp(name, "n")) return (o->dims & OPT_DIM_N) != 0;
+    if (!strcmp(name, "k")) return (o->dims & OPT_DIM_K) != 0;
+    return 1;
+}
+
 /* One row per option: name, whether it takes a value, help text. */
 typedef struct {
     const char *name;
@@ -95,6 +107,41 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
 {
     if (err != NULL && errlen > 0)
         snprintf(err, errlen, fmt, a, b);
+}
+
+/* A chapter's own option: 1 when @p name is one and parsed, -1 when it is
+ * one and its value is bad (message in err), 0 when there is none of that name. */
+static int apply_extra(options *o, const char *name, const char *eq, int argc,
+                                  char **argv, int *i, char *err, size_t errlen)
+{
+    int e;
+    const char *val;
+    char lo[32], hi[32];
+    for (e = 0; e < o->nextra; ++e)
+        if (!strcmp(o->extra[e].name, name)) break;
+    if (e == o->nextra) return 0;
+    if (o->extra[e].lo == 0 && o->extra[e].hi == 0) { /* a flag */
+        if (eq) {
+            set_err(err, errlen, "--%s takes no value%s", name, "");
+            return -1;
+        }
+        o->extra[e].value = 1;
+        return 1;
+    }
+    if (eq) val = eq + 1;
+    else if (*i + 1 < argc) val = argv[++*i];
+    else {
+        set_err(err, errlen, "--%s needs a value%s", name, "");
+        return -1;
+    }
+    if (!parse_long(val, o->extra[e].lo, o->extra[e].hi, &o->extra[e].value)) {
+        snprintf(lo, sizeof lo, "%ld", o->extra[e].lo);
+        snprintf(hi, sizeof hi, "%ld", o->extra[e].hi);
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "--%s needs a whole number from %s to %s, got '%s'", name, lo, hi, val);
+        return -1;
+    }
+    return 1;
 }
 
 static options_status apply(options *o, const char *name, const char *val, char *err, size_t errlen)
@@ -178,8 +225,11 @@ options_status options_parse(int argc, char **argv, options *o, char *err, size_
         memcpy(name, arg, len);
         name[len] = '\0';
         for (s = 0; s < NSPECS; ++s)
-            if (!strcmp(specs[s].name, name)) break;
+            if (!strcmp(specs[s].name, name) && dim_accepted(o, name)) break;
         if (s == NSPECS) {
+            const int x = apply_extra(o, name, eq, argc, argv, &i, err, errlen);
+            if (x > 0) continue;
+            if (x < 0) return OPTIONS_ERROR;
             set_err(err, errlen, "unknown option '--%s'%s (try --help)", name, "");
             return OPTIONS_ERROR;
         }
@@ -217,6 +267,7 @@ void options_print_help(FILE *f, const char *prog, const options *o)
     for (s = 0; s < NSPECS; ++s) {
         char def[64] = "";
         const char *n = specs[s].name;
+        if (!dim_accepted(o, n)) continue;
         if (!strcmp(n, "m")) snprintf(def, sizeof def, " [%ld]", o->m);
         else if (!strcmp(n, "n")) snprintf(def, sizeof def, " [%ld]", o->n);
         else if (!strcmp(n, "k")) snprintf(def, sizeof def, " [%ld]", o->k);
@@ -227,7 +278,15 @@ void options_print_help(FILE *f, const char *prog, const options *o)
         else if (!strcmp(n, "only")) snprintf(def, sizeof def, " [all]");
         char flag[32];
         snprintf(flag, sizeof flag, "--%s%s", n, specs[s].takes_value ? " X" : "");
-        fprintf(f, "  %-13s %s%s\n", flag, specs[s].help, def);
+        fprintf(f, "  %-18s %s%s\n", flag, specs[s].help, def);
+    }
+    for (s = 0; s < o->nextra; ++s) {
+        char flag[40], def[48] = "";
+        const option_extra *x = &o->extra[s];
+        const int is_flag = x->lo == 0 && x->hi == 0;
+        snprintf(flag, sizeof flag, "--%s%s", x->name, is_flag ? "" : " N");
+        if (!is_flag) snprintf(def, sizeof def, " [%ld]", x->value);
+        fprintf(f, "  %-18s %s%s\n", flag, x->help, def);
     }
     fprintf(f, "\nexit codes: 0 verified, 1 verification failed, 2 bad usage,\n"
                "            3 unsupported environment, 4 CUDA error, 5 watchdog timeout\n");
@@ -246,4 +305,13 @@ int options_selects(const options *o, const char *name)
         p = comma + 1;
     }
     return 0;
+}
+
+long options_extra_value(const options *o, const char *name)
+{
+    int e;
+    for (e = 0; e < o->nextra; ++e)
+        if (!strcmp(o->extra[e].name, name)) return o->extra[e].value;
+    fprintf(stderr, "options_extra_value: no option '--%s' (a bug in the chapter)\n", name);
+    abort();
 }

@@ -19,6 +19,21 @@
 /** @brief Largest accepted element count of any one matrix (int indexing). */
 #define OPTIONS_MAX_ELEMENTS 2147483647L
 
+/**
+ * @brief A chapter's own option, beyond the shared ones (e.g. `--tasks` in
+ *        chapter 04): a whole number in [lo, hi], or a flag when lo == hi == 0.
+ */
+typedef struct {
+    const char *name; /**< without the leading "--" */
+    const char *help; /**< one line for --help */
+    long lo;          /**< smallest accepted value */
+    long hi;          /**< largest accepted value (lo == hi == 0: a flag, no value) */
+    long value;       /**< the default on entry; the parsed value (flags: 1 when given) */
+} option_extra;
+
+/** @brief Bits of options::dims: which of --m, --n, --k a chapter uses. */
+enum { OPT_DIM_M = 1, OPT_DIM_N = 2, OPT_DIM_K = 4, OPT_DIMS_ALL = 7 };
+
 /** @brief Parsed command line of a chapter run. */
 typedef struct {
     long m;                  /**< rows of A and C */
@@ -33,6 +48,9 @@ typedef struct {
     const char *only;        /**< comma-separated kernel names to run, or NULL for all */
     const char *trace;       /**< file for device-side timestamps, or NULL */
     double timeout_s;        /**< watchdog limit for each kernel's phase */
+    unsigned dims;           /**< OPT_DIM_* bits: --m/--n/--k the chapter accepts (others are unknown) */
+    option_extra *extra;     /**< the chapter's own options, or NULL */
+    int nextra;              /**< number of entries in @p extra */
 } options;
 
 /** @brief Result of options_parse(). */
@@ -42,7 +60,11 @@ typedef enum {
     OPTIONS_ERROR     /**< bad input; the message is in the error buffer */
 } options_status;
 
-/** @brief Fill @p o with the defaults (4096^3, 20 reps, 3 warm-ups, seed 1, 60 s). */
+/**
+ * @brief Fill @p o with the defaults (4096^3, 20 reps, 3 warm-ups, seed 1,
+ *        60 s, every dimension, no extra options). A chapter then sets
+ *        dims, extra and nextra before options_parse() if it needs to.
+ */
 void options_defaults(options *o);
 
 /**
@@ -55,7 +77,7 @@ void options_defaults(options *o);
  */
 options_status options_parse(int argc, char **argv, options *o, char *err, size_t errlen);
 
-/** @brief Print the option list with the defaults in @p o. */
+/** @brief Print the option list (the chapter's own ones last) with the defaults in @p o. */
 void options_print_help(FILE *f, const char *prog, const options *o);
 
 /**
@@ -63,5 +85,8 @@ void options_print_help(FILE *f, const char *prog, const options *o);
  * @return 1 when `--only` is absent or lists @p name exactly, else 0
  */
 int options_selects(const options *o, const char *name);
+
+/** @brief The value of the chapter's option @p name (its default when not given); aborts if unknown. */
+long options_extra_value(const options *o, const char *name);
 
 #endif

@@ -29,7 +29,7 @@ typedef struct {
     const char *kernel;   /**< kernel name, e.g. "blocked" */
     const char *knobs;    /**< compile-time settings, e.g. "BM=128 BN=128 BK=16" */
     time_stats t;         /**< timings in ms */
-    double tflops;        /**< from the median time */
+    double tflops;        /**< from the median time, or < 0 when not a GEMM (CSV: NA) */
     double pct_cublas;    /**< 100 * t_cublas / t, or < 0 when cuBLAS did not run */
     double speedup_prev;  /**< t_previous_row / t, or < 0 for the first row */
     const char *verified; /**< "yes", "NO" or "skipped" */
@@ -37,6 +37,14 @@ typedef struct {
 
 /** @brief Print the aligned table of @p n rows. */
 void report_table(FILE *f, const report_row *rows, int n);
+
+/**
+ * @brief Print the table of a demonstration that is not a GEMM: each row's
+ *        time per item (@p count items of kind @p per, e.g. 1000 "task"s) and
+ *        its speedup over the first row. Rows' tflops and pct_cublas are
+ *        unused (set them < 0: the CSV then says NA).
+ */
+void report_demo_table(FILE *f, const report_row *rows, int n, long count, const char *per);
 
 /** @brief The CSV header line (no trailing newline). */
 const char *report_csv_header(void);

@@ -4,6 +4,8 @@
 # For each chapter: the default build at 4096^3 (all its kernels and cuBLAS),
 # its main kernel (BENCH_KERNEL) and cuBLAS at 8192^3, and every knob variant
 # its Makefile lists in BENCH_VARIANTS at 4096^3. Every row is verified.
+# A chapter that is not a GEMM (GEMM := 0) runs its default and each
+# argument set in BENCH_ARGS instead.
 #
 # Writes  docs/results/<gpu>.csv           default builds
 #         docs/results/<gpu>-variants.csv  knob variants
@@ -53,6 +55,15 @@ for ch in ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}; do
     make --no-print-directory -C "$ch" >/dev/null
     kernel=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
     run_csv "tests/build/logs/bench-$ch.log" "$tmp.main" "$ch/run"
+    if [ "$(make -s --no-print-directory -C "$ch" print-GEMM)" = 0 ]; then
+        # not a GEMM: its own argument sets (BENCH_ARGS, comma-separated words)
+        for a in $(make -s --no-print-directory -C "$ch" print-BENCH_ARGS); do
+            echo "   $a"
+            run_csv "tests/build/logs/bench-$ch-$(echo "$a" | tr -c 'A-Za-z0-9_.-' '_').log" "$tmp.main" \
+                "$ch/run" $(echo "$a" | tr ',' ' ')
+        done
+        continue
+    fi
     run_csv "tests/build/logs/bench-$ch-8192.log" "$tmp.main" "$ch/run" --m 8192 --n 8192 --k 8192 \
         --only "$kernel,cublas" --reps 10
     for v in $(make -s --no-print-directory -C "$ch" print-BENCH_VARIANTS); do
@@ -81,4 +92,4 @@ merge "$variants" "$tmp.var"
 echo
 echo "wrote $main and $variants ($gpu, commit $TUTORIAL_COMMIT)"
 echo
-awk -F, 'NR > 1 { printf "%-18s %-8s %5s  %9s ms  %7s TFLOP/s  %7s%% of cuBLAS  %s\n", $6, $7, $8, $12, $15, $16, $17 }' "$main"
+awk -F, 'NR > 1 { printf "%-20s %-22s %9s %9s  %9s ms  %7s TFLOP/s  %7s%% of cuBLAS  %s\n", $6, $7, $8, $9, $12, $15, $16, $17 }' "$main"

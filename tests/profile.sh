@@ -36,6 +36,7 @@ smsp__average_warps_issue_stalled_selected_per_issue_active.ratio
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 sm__sass_thread_inst_executed_op_ffma_pred_on.sum
 lts__t_bytes.sum
+lts__t_sector_hit_rate.pct
 dram__bytes_read.sum" | tr '\n' ',' | sed 's/,$//')
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)

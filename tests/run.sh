@@ -123,7 +123,7 @@ ptx_check() { # chapter
 
 no_gpu_exit_3() { # chapter: with every GPU hidden, ./run must say so and exit 3
     local out rc
-    out=$(CUDA_VISIBLE_DEVICES= "$1/run" --m 8 --n 8 --k 8 2>&1)
+    out=$(CUDA_VISIBLE_DEVICES= "$1/run" 2>&1)
     rc=$?
     echo "$out"
     [ $rc -eq 3 ] && echo "$out" | grep -q 'no CUDA device'
@@ -142,7 +142,7 @@ help_exit_0() {
     local out
     out=$("$1/run" --help) || return 1
     echo "$out"
-    echo "$out" | grep -q -- '--m' && echo "$out" | grep -q 'exit codes'
+    echo "$out" | grep -q -- '--reps' && echo "$out" | grep -q 'exit codes'
 }
 
 chapter_target() { # make chapter-NN builds and points ./run at it
@@ -210,6 +210,22 @@ sanitizer_catches_race() {
 
 variant_build_dir() { echo "build/variant-$(echo "$1" | tr ',=' '_-')"; }
 
+mkvar() { make -s --no-print-directory -C "$1" "print-$2"; } # chapter VARIABLE: its value
+
+# A chapter's Makefile lists extra GPU cases as words of comma-separated
+# arguments (GPU_CASES: must verify; GPU_EXIT_CASES: CODE:args, must exit CODE).
+gpu_cases() { # chapter
+    local ch=$1 c code args
+    for c in $(mkvar "$ch" GPU_CASES); do
+        t_run "$ch: $c verified" "$ch/run" --reps 3 --warmup 1 $(echo "$c" | tr ',' ' ')
+    done
+    for c in $(mkvar "$ch" GPU_EXIT_CASES); do
+        code=${c%%:*}
+        args=${c#*:}
+        t_exit "$code" "$ch: $args -> exit $code" "$ch/run" --warmup 0 --reps 1 $(echo "$args" | tr ',' ' ')
+    done
+}
+
 # ------------------------------------------------------------- host tests
 
 host_tests() {
@@ -256,19 +272,23 @@ host_tests() {
 SHAPES="1x1x1 17x33x9 127x255x63 1000x1000x1000 4097x4095x4099 6000x24x700 24x6000x700 300x200x5000"
 
 gpu_tests() {
-    local ch shape m n k seed v dir kernel variants tool
+    local ch shape m n k seed v dir kernel variants tool sargs
     echo "GPU tests ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1))"
     for ch in $CHAPTERS; do
         make --no-print-directory -C "$ch" >/dev/null 2>&1
         t_run "$ch: default size verified" "$ch/run"
-        seed=100
-        for shape in $SHAPES; do
-            IFS=x read -r m n k <<<"$shape"
-            seed=$((seed + 1))
-            t_run "$ch: ${shape} verified" "$ch/run" --m "$m" --n "$n" --k "$k" --reps 2 --warmup 1 --seed $seed
-        done
-        kernel=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
-        variants=$(make -s --no-print-directory -C "$ch" print-BENCH_VARIANTS)
+        if [ "$(mkvar "$ch" GEMM)" != 0 ]; then
+            seed=100
+            for shape in $SHAPES; do
+                IFS=x read -r m n k <<<"$shape"
+                seed=$((seed + 1))
+                t_run "$ch: ${shape} verified" "$ch/run" --m "$m" --n "$n" --k "$k" --reps 2 --warmup 1 \
+                    --seed $seed $(mkvar "$ch" SHAPE_ARGS | tr ',' ' ')
+            done
+        fi
+        gpu_cases "$ch"
+        kernel=$(mkvar "$ch" BENCH_KERNEL)
+        variants=$(mkvar "$ch" BENCH_VARIANTS)
         for v in $variants; do
             dir=$(variant_build_dir "$v")
             if make --no-print-directory -C "$ch" BUILD="$dir" BIN="$dir/run" $(echo "$v" | tr ',' ' ') \
@@ -282,15 +302,26 @@ gpu_tests() {
                 report "$ch: $kernel [$v] builds" 1 "$(log_of "$ch-$v-build")"
             fi
         done
+        sargs=$(mkvar "$ch" SANITIZE_ARGS | tr ',' ' ')
+        sargs=${sargs:---m 130 --n 200 --k 70}
         if [ -n "$(sanitizer)" ]; then
             for tool in memcheck racecheck synccheck initcheck; do
-                if [ "$tool" = synccheck ] && [ "$(make -s --no-print-directory -C "$ch" print-PIPELINE_API)" = 1 ]; then
-                    t_run "$ch: compute-sanitizer synccheck: only cuda::pipeline's known report (130x200x70)" \
-                        sanitize_pipeline_chapter "$ch/run" --m 130 --n 200 --k 70 --reps 1 --warmup 0
+                if [ "$tool" = synccheck ] && [ "$(mkvar "$ch" PIPELINE_API)" = 1 ]; then
+                    t_run "$ch: compute-sanitizer synccheck: only cuda::pipeline's known report ($sargs)" \
+                        sanitize_pipeline_chapter "$ch/run" $sargs --reps 1 --warmup 0
                     continue
                 fi
-                t_run "$ch: compute-sanitizer $tool clean (130x200x70)" sanitize "$tool" "$ch/run" \
-                    --m 130 --n 200 --k 70 --reps 1 --warmup 0
+                t_run "$ch: compute-sanitizer $tool clean ($sargs)" sanitize "$tool" "$ch/run" \
+                    $sargs --reps 1 --warmup 0
+            done
+            # knob settings whose synchronization differs from the default's (storer warps)
+            for v in $(mkvar "$ch" SANITIZE_VARIANTS); do
+                dir=$(variant_build_dir "$v")
+                make --no-print-directory -C "$ch" BUILD="$dir" BIN="$dir/run" $(echo "$v" | tr ',' ' ') >/dev/null 2>&1
+                for tool in memcheck racecheck; do
+                    t_run "$ch: $kernel [$v] compute-sanitizer $tool clean" sanitize "$tool" "$ch/$dir/run" \
+                        --only "$kernel" --m 300 --n 200 --k 70 --reps 1 --warmup 0
+                done
             done
         else
             t_skip "$ch: compute-sanitizer" "compute-sanitizer not found"

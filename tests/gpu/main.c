@@ -24,6 +24,6 @@ int main(int argc, char **argv)
         {"hang", launch_hang, "waits for a flag nobody sets"},
     };
     const gemm_chapter chapter = {"mutants", "Planted-fault kernels (each must be caught)", 0, 0,
-                                  kernels, (int)(sizeof kernels / sizeof kernels[0])};
+                                  kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -96,6 +96,64 @@ static void test_options_help(void)
     CHECK(parse(4, c, &o, err) == OPTIONS_HELP);
 }
 
+/* A chapter's own options (chapter 05's shape): --tasks N in [1, 100], a
+ * flag, and no --m/--k. */
+static options_status parse_extra(int argc, char **argv, options *o, option_extra *x, char *err)
+{
+    options_defaults(o);
+    x[0] = (option_extra){"tasks", "how many tasks", 1, 100, 10};
+    x[1] = (option_extra){"skip-reset", "a flag", 0, 0, 0};
+    o->extra = x;
+    o->nextra = 2;
+    o->dims = OPT_DIM_N;
+    err[0] = '\0';
+    return options_parse(argc, argv, o, err, 256);
+}
+
+static void test_options_extra(void)
+{
+    options o;
+    option_extra x[2];
+    char err[256];
+    char *none[] = {"run"};
+    char *good[] = {"run", "--tasks", "7", "--skip-reset", "--n", "5"};
+    char *eq[] = {"run", "--tasks=100"};
+    static char *bad[][3] = {
+        {"--tasks", "0"}, {"--tasks", "101"}, {"--tasks", "x"}, {"--tasks"},
+        {"--skip-reset=1"}, {"--m", "5"}, {"--k", "5"}, {"--task", "5"},
+    };
+    size_t i;
+    CHECK(parse_extra(1, none, &o, x, err) == OPTIONS_OK);
+    CHECK(options_extra_value(&o, "tasks") == 10 && options_extra_value(&o, "skip-reset") == 0);
+    CHECK(parse_extra(6, good, &o, x, err) == OPTIONS_OK);
+    CHECK(options_extra_value(&o, "tasks") == 7 && options_extra_value(&o, "skip-reset") == 1);
+    CHECK(o.n == 5);
+    CHECK(parse_extra(2, eq, &o, x, err) == OPTIONS_OK && options_extra_value(&o, "tasks") == 100);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char *argv[4] = {"run"};
+        int argc = 1, j;
+        for (j = 0; j < 3 && bad[i][j] != NULL; ++j) argv[argc++] = bad[i][j];
+        if (parse_extra(argc, argv, &o, x, err) != OPTIONS_ERROR || err[0] == '\0') {
+            fprintf(stderr, "accepted bad input #%zu: %s\n", i, bad[i][0]);
+            ++failures;
+        }
+    }
+    /* A chapter's options appear in the help, the ones it turned off do not. */
+    {
+        char buf[4096] = "";
+        FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+        CHECK(f != NULL);
+        if (f != NULL) {
+            parse_extra(1, none, &o, x, err);
+            options_print_help(f, "run", &o);
+            fclose(f);
+            CHECK(strstr(buf, "--tasks N") != NULL && strstr(buf, "[10]") != NULL);
+            CHECK(strstr(buf, "--skip-reset") != NULL && strstr(buf, "--n X") != NULL);
+            CHECK(strstr(buf, "--m X") == NULL && strstr(buf, "--k X") == NULL);
+        }
+    }
+}
+
 /* ----------------------------------------------------------------- verify */
 
 /* A small GEMM whose "kernel" we can break on purpose. drop_last drops the
@@ -432,6 +490,7 @@ static const test_case tests[] = {
     {"options_defaults_and_values", test_options_defaults_and_values},
     {"options_rejects_bad_input", test_options_rejects_bad_input},
     {"options_help", test_options_help},
+    {"options_extra", test_options_extra},
     {"verify_correct_result_passes", test_verify_correct_result_passes},
     {"verify_catches_tile_bound_off_by_one", test_verify_catches_tile_bound_off_by_one},
     {"verify_catches_unwritten_output", test_verify_catches_unwritten_output},

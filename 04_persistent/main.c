@@ -1,0 +1,34 @@
+/**
+ * @file 04_persistent/main.c
+ * @brief Chapter 04: 1,000 uneven tasks run one launch at a time, as a
+ *        replayed CUDA Graph, as one batched launch and by a persistent
+ *        kernel with an atomic work queue; then chapter 03's GEMM against
+ *        its persistent version, and cuBLAS.
+ *
+ * Build and run:   make chapter-04 && ./run
+ *                  make chapter-04 GROUP=1 STORER_WARPS=4 PRODUCER_WARPS=4 && ./run
+ *                  ./run --tasks 10000 --only tasks     the task queue only
+ *                  ./run --skip-reset --only tasks      the counter pitfall: FAILED, exit 1
+ * Options:         ./run --help
+ */
+#include "../03_warp_specialized/kernel.h"
+#include "kernel.h"
+#include "tasks.h"
+
+/** @brief The task demonstration, then chapter 03's kernel, this chapter's kernel and cuBLAS. */
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
+        {"persistent", launch_gemm_persistent, gemm_persistent_knobs},
+    };
+    option_extra extras[] = {
+        {"tasks", "number of tasks in the task-queue demonstration", 1, 100000, 1000},
+        {"skip-reset", "do not reset the persistent kernel's task counter (shows the pitfall)", 0, 0, 0},
+    };
+    const gemm_chapter chapter = {
+        "04_persistent", "Chapter 04: persistent kernels and work queues", 0, 0, kernels,
+        (int)(sizeof kernels / sizeof kernels[0]), extras, (int)(sizeof extras / sizeof extras[0]),
+        tasks_demo, "tasks"};
+    return gemm_chapter_main(argc, argv, &chapter);
+}

@@ -1,0 +1,101 @@
+/**
+ * @file gemm_roles.cuh
+ * @brief What a storer role needs: a named barrier between a subset of the
+ *        block's warps, the C tile staged in shared memory, and the group
+ *        of warps that own the cuda::pipeline. Introduced in chapter 03,
+ *        reused by chapter 04.
+ *
+ * Include after gemm_blocked.cuh (it needs BM, BN, TM, TN). The staged C
+ * tile is Cs[BM][BN], row-major, so the storer's 16-byte reads and global
+ * writes walk whole rows.
+ */
+#ifndef TUTORIAL_GEMM_ROLES_CUH
+#define TUTORIAL_GEMM_ROLES_CUH
+
+#include <cuda_runtime.h>
+
+/**
+ * @brief Wait at hardware barrier @p id until @p nthreads threads (a multiple
+ *        of 32) have reached it.
+ *
+ * `__syncthreads()` is barrier 0 with every thread of the block; ids 1-15
+ * let two roles meet without stopping the others. Memory accesses before
+ * the barrier are visible to every participating thread after it. (PTX also
+ * has `bar.arrive`, which signals without waiting; both sides syncing costs
+ * nothing here, because the side that would only signal has nothing else
+ * to do until the next hand-off, and compute-sanitizer's racecheck follows
+ * `bar.sync` pairs.)
+ */
+__device__ __forceinline__ void named_barrier_sync(int id, int nthreads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
+/**
+ * @brief The threads 0 .. @p n - 1 of the block, as the group argument of
+ *        `cuda::make_pipeline()`.
+ *
+ * The pipeline counts every thread of its group as a producer or a
+ * consumer, and every consumer must release every stage. Storer warps take
+ * no part in the ring, so they must not be in the group; cooperative groups
+ * has no group for "the first n threads of a block", and make_pipeline()
+ * only needs size(), thread_rank() and sync(), which this provides (sync()
+ * is named barrier @p bar_id over the n threads).
+ */
+struct leading_threads {
+    unsigned n;      /**< threads in the group (a multiple of 32) */
+    int bar_id;      /**< named barrier that sync() uses */
+    /** @brief number of threads in the group */
+    __device__ unsigned long long size() const { return n; }
+    /** @brief this thread's rank in the group */
+    __device__ unsigned long long thread_rank() const { return threadIdx.x; }
+    /** @brief barrier over the group's threads */
+    __device__ void sync() const { named_barrier_sync(bar_id, (int)n); }
+};
+
+/**
+ * @brief A consumer's epilogue when a storer writes C: put the thread's
+ *        8 x 8 accumulators where store_tile() would put them, but in the
+ *        staged tile @p Cs instead of global memory.
+ */
+//! [stage_c]
+__device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN], int tx, int ty)
+{
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            *reinterpret_cast<float4 *>(&Cs[row][h * (BN / 2) + tx * 4]) =
+                make_float4(acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2],
+                            acc[i][h * 4 + 3]);
+    }
+}
+//! [stage_c]
+
+/**
+ * @brief The storer's job: copy the staged tile @p Cs to C at (@p m0, @p n0),
+ *        16 bytes per thread per step, consecutive threads on consecutive
+ *        pieces of a row (coalesced); elements outside M x N are dropped.
+ * @param C         output, M x N
+ * @param Cs        the staged tile
+ * @param m0, n0    the tile's first row and column in C
+ * @param M, N      size of C
+ * @param tid       the thread's rank among the @p nthreads storer threads
+ * @param nthreads  storer threads; a compile-time constant at every call
+ */
+//! [write_c]
+__device__ __forceinline__ void write_staged_c(float *__restrict__ C, const float (*Cs)[BN], int m0,
+                                               int n0, int M, int N, int tid, int nthreads)
+{
+    const bool c_vec = rows_aligned16(C, N);
+#pragma unroll 4
+    for (int e = tid; e < BM * BN / 4; e += nthreads) {
+        const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+        store4_guarded(C, m0 + r, n0 + c, M, N, c_vec,
+                       *reinterpret_cast<const float4 *>(&Cs[r][c]));
+    }
+}
+//! [write_c]
+
+#endif

@@ -1,0 +1,129 @@
+/**
+ * @file runner.c
+ * @brief Command line, device and timing around a chapter's work (see runner.h).
+ */
+#define _POSIX_C_SOURCE 200809L /**< for gmtime_r() */
+#include "runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "exit_codes.h"
+#include "matrix.h"
+#include "nvtx.h"
+#include "watchdog.h"
+
+int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, const char *title)
+{
+    char err[256];
+    switch (options_parse(argc, argv, &e->o, err, sizeof err)) {
+    case OPTIONS_HELP:
+        printf("%s\n\n", title);
+        options_print_help(stdout, argv[0], &e->o);
+        return EXIT_VERIFIED;
+    case OPTIONS_ERROR:
+        fprintf(stderr, "%s: %s\n", chapter, err);
+        return EXIT_USAGE;
+    case OPTIONS_OK:
+        break;
+    }
+    return -1;
+}
+
+void chapter_start(chapter_env *e, const char *chapter, const char *title, int min_major,
+                   int min_minor)
+{
+    const char *commit = getenv("TUTORIAL_COMMIT");
+    time_t now = time(NULL);
+    struct tm tm_utc;
+    e->out = (e->o.csv || e->o.json) ? stderr : stdout;
+    e->csv_header_done = 0;
+    fprintf(e->out, "%s\n", title);
+    device_require(min_major, min_minor, chapter, &e->dev);
+    device_print(e->out, &e->dev);
+
+    gmtime_r(&now, &tm_utc);
+    strftime(e->date, sizeof e->date, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);
+    memset(&e->ctx, 0, sizeof e->ctx);
+    e->ctx.gpu = e->dev.name;
+    e->ctx.driver = e->dev.driver;
+    e->ctx.cuda = e->dev.runtime;
+    e->ctx.commit = commit && *commit ? commit : "unknown";
+    e->ctx.date = e->date;
+    e->ctx.chapter = chapter;
+}
+
+void time_runs(const char *name, run_fn fn, void *arg, int warmup, int reps, time_stats *t)
+{
+    int i;
+    cudaError_t err = cudaSuccess;
+    cudaEvent_t *ev = xmalloc((size_t)(reps + 1) * sizeof *ev);
+    float *ms = xmalloc((size_t)reps * sizeof *ms);
+    for (i = 0; i <= reps; ++i) CUDA_CHECK(cudaEventCreate(&ev[i]));
+    for (i = 0; i < warmup && err == cudaSuccess; ++i) err = fn(arg, 0);
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) err = cudaEventRecord(ev[0], 0);
+    for (i = 0; i < reps && err == cudaSuccess; ++i) {
+        err = fn(arg, 0);
+        if (err == cudaSuccess) err = cudaEventRecord(ev[i + 1], 0);
+    }
+    if (err == cudaSuccess) err = cudaEventSynchronize(ev[reps]);
+    if (err != cudaSuccess) {
+        fprintf(stderr, "'%s': failed while timing: %s (%s)\n", name, cudaGetErrorString(err),
+                cudaGetErrorName(err));
+        exit(EXIT_CUDA_ERROR);
+    }
+    for (i = 0; i < reps; ++i) CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+    if (stats_summarize(ms, reps, t) != 0) {
+        fprintf(stderr, "'%s': timings are not valid numbers\n", name);
+        exit(EXIT_CUDA_ERROR);
+    }
+    for (i = 0; i <= reps; ++i) CUDA_CHECK(cudaEventDestroy(ev[i]));
+    free(ev);
+    free(ms);
+}
+
+void chapter_emit(chapter_env *e, const report_row *rows, int n)
+{
+    if (e->o.csv) {
+        report_csv(stdout, &e->ctx, rows, n, !e->csv_header_done);
+        e->csv_header_done = 1;
+    }
+    if (e->o.json) report_json(stdout, &e->ctx, rows, n);
+}
+
+void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn, void *arg,
+                 void (*poison)(void *state), check_fn check, void *state, report_row *row)
+{
+    char phase[96];
+    int ok = 1;
+    const int verify = e->o.verify && check != NULL;
+    cudaError_t err;
+    snprintf(phase, sizeof phase, "%s: verify and time", name);
+    NVTX_PUSH(phase);
+    watchdog_arm(e->o.timeout_s, phase);
+    if (verify) {
+        poison(state);
+        err = fn(arg, 0);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "'%s': launch failed: %s (%s)\n", name, cudaGetErrorString(err),
+                    cudaGetErrorName(err));
+            exit(EXIT_CUDA_ERROR);
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        ok = check(state, name, "first run");
+        poison(state); /* the check after timing must see what the timed runs wrote */
+    }
+    time_runs(name, fn, arg, e->o.warmup, e->o.reps, &row->t);
+    if (verify) ok = check(state, name, "after timing") && ok;
+    watchdog_disarm();
+    NVTX_POP();
+    row->kernel = name;
+    row->knobs = knobs;
+    row->tflops = -1.0;
+    row->pct_cublas = -1.0;
+    row->speedup_prev = -1.0;
+    row->verified = check == NULL ? "n/a" : !e->o.verify ? "skipped" : ok ? "yes" : "NO";
+}
