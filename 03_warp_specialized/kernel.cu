@@ -19,6 +19,7 @@
  * write C themselves; n > 0: they stage C in shared memory and n storer
  * warps write it out - which cannot pay here, see the page).
  */
+#include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
 
@@ -59,8 +60,7 @@
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define WS_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
 #define C_STAGE_FLOATS (STORER_WARPS > 0 ? BM * BN : 0) /**< floats of the staged C tile */
-#define BAR_PIPE 1   /**< named barrier: make_pipeline() over producers and consumers */
-#define BAR_C_FULL 2 /**< named barrier: consumers -> storers, "C is staged" */
+#define BAR_PIPE 1 /**< named barrier: make_pipeline() over producers and consumers */
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
                   (BK * BN / 4) % PRODUCER_THREADS == 0,
@@ -92,9 +92,15 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
     const int tiles = (K + BK - 1) / BK;
 #if STORER_WARPS > 0
     float(*Cs)[BN] = reinterpret_cast<float(*)[BN]>(smem + STAGES * STAGE_FLOATS);
+    /* Completes when every consumer has staged its part of C (and the storers arrived). */
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> c_full;
+#pragma nv_diag_default static_var_with_dynamic_init
+    if (threadIdx.x == 0) init(&c_full, CONSUMER_THREADS + STORER_THREADS);
+    __syncthreads(); /* the barrier is initialized before anyone uses it */
     //! [storer]
     if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
-        named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS); /* C is staged */
+        c_full.arrive_and_wait(); /* C is staged */
         write_staged_c(C, Cs, m0, n0, M, N, threadIdx.x - PIPE_THREADS, STORER_THREADS);
         return;
     }
@@ -134,7 +140,7 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
         }
 #if STORER_WARPS > 0
         stage_c(Cs, acc, tx, ty); /* the storers write it out; the consumers are done */
-        named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS);
+        (void)c_full.arrive();
 #else
         store_tile(C, acc, m0, n0, M, N, tx, ty);
 #endif

@@ -16,6 +16,7 @@
  * STORER_WARPS (0: consumers store C themselves), GROUP (rows of tiles per
  * group of the visiting order; 1 = plain row-major order).
  */
+#include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
 
@@ -59,10 +60,8 @@
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define WS_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
 #define C_STAGE_FLOATS (STORER_WARPS > 0 ? BM * BN : 0) /**< floats of the staged C tile */
-#define BAR_PIPE 1    /**< named barrier: make_pipeline() over producers and consumers */
-#define BAR_C_FULL 2  /**< named barrier: consumers -> storers, "C is staged" */
-#define BAR_C_EMPTY 3 /**< named barrier: storers -> consumers, "the staged C is written out" */
-#define BAR_FETCH 4   /**< named barrier: the producers share the tile index just fetched */
+#define BAR_PIPE 1  /**< named barrier: make_pipeline() over producers and consumers */
+#define BAR_FETCH 2 /**< named barrier: the producers share the tile index just fetched */
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
                   (BK * BN / 4) % PRODUCER_THREADS == 0,
@@ -120,18 +119,27 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
 #if STORER_WARPS > 0
     float(*Cs)[BN] = reinterpret_cast<float(*)[BN]>(smem + STAGES * STAGE_FLOATS);
     __shared__ int c_tile; /* the tile staged in Cs; -1: no more */
+    /* c_full: "Cs holds tile c_tile"; c_empty: "Cs is written out, reuse it".
+     * Each completes a phase when every consumer and storer has arrived. */
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> c_full, c_empty;
+#pragma nv_diag_default static_var_with_dynamic_init
+    if (threadIdx.x == 0) {
+        init(&c_full, CONSUMER_THREADS + STORER_THREADS);
+        init(&c_empty, CONSUMER_THREADS + STORER_THREADS);
+    }
+    __syncthreads(); /* the barriers are initialized before anyone uses them */
     //! [storer]
     if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
         for (;;) {
-            named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS);
+            c_full.arrive_and_wait(); /* the consumers staged a tile (or -1) */
             const int t = c_tile;
             if (t < 0) return;
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
             write_staged_c(C, Cs, tm * BM, tn * BN, M, N, threadIdx.x - PIPE_THREADS,
                            STORER_THREADS);
-            /* Cs and c_tile may be overwritten: the consumers are on tile t+1 by now. */
-            named_barrier_sync(BAR_C_EMPTY, CONSUMER_THREADS + STORER_THREADS);
+            (void)c_empty.arrive(); /* Cs may be overwritten; nothing to wait for here */
         }
     }
     //! [storer]
@@ -190,11 +198,12 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
                 s = (s + 1) % STAGES;
             }
 #if STORER_WARPS > 0
-            /* Hand the tile to the storers, once they have written the last one. */
-            if (done > 0) named_barrier_sync(BAR_C_EMPTY, CONSUMER_THREADS + STORER_THREADS);
+            /* Hand the tile to the storers, once they have written the last
+             * one, and go on with the next tile while they write this one. */
+            if (done > 0) c_empty.arrive_and_wait();
             stage_c(Cs, acc, tx, ty);
             if (ctid == 0) c_tile = t;
-            named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS);
+            (void)c_full.arrive();
 #else
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
@@ -203,9 +212,9 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
         }
 #if STORER_WARPS > 0
         /* Tell the storers to stop, once they have written the last tile. */
-        if (done > 0) named_barrier_sync(BAR_C_EMPTY, CONSUMER_THREADS + STORER_THREADS);
+        if (done > 0) c_empty.arrive_and_wait();
         if (ctid == 0) c_tile = -1;
-        named_barrier_sync(BAR_C_FULL, CONSUMER_THREADS + STORER_THREADS);
+        (void)c_full.arrive();
 #endif
         //! [consumer]
     }

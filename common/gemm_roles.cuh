@@ -1,9 +1,10 @@
 /**
  * @file gemm_roles.cuh
- * @brief What a storer role needs: a named barrier between a subset of the
- *        block's warps, the C tile staged in shared memory, and the group
- *        of warps that own the cuda::pipeline. Introduced in chapter 03,
- *        reused by chapter 04.
+ * @brief What a storer role needs: the group of warps that own the
+ *        cuda::pipeline (the storers stay out of it), a named barrier for
+ *        that group, and the C tile staged in shared memory. Introduced in
+ *        chapter 03, reused by chapter 04; the consumer -> storer hand-off
+ *        itself is a `cuda::barrier` in the kernels.
  *
  * Include after gemm_blocked.cuh (it needs BM, BN, TM, TN). The staged C
  * tile is Cs[BM][BN], row-major, so the storer's 16-byte reads and global
@@ -20,11 +21,14 @@
  *
  * `__syncthreads()` is barrier 0 with every thread of the block; ids 1-15
  * let two roles meet without stopping the others. Memory accesses before
- * the barrier are visible to every participating thread after it. (PTX also
- * has `bar.arrive`, which signals without waiting; both sides syncing costs
- * nothing here, because the side that would only signal has nothing else
- * to do until the next hand-off, and compute-sanitizer's racecheck follows
- * `bar.sync` pairs.)
+ * the barrier are visible to every participating thread after it.
+ *
+ * The kernels use it only where every participant runs the same line (the
+ * pipeline's set-up, the producers sharing a tile index). For hand-offs
+ * between roles at different places in the code they use `cuda::barrier`:
+ * compute-sanitizer's racecheck (CUDA 13.0) reports hazards across a
+ * correct named-barrier hand-off between two roles, but follows a
+ * `cuda::barrier`'s arrive/wait (docs/measuring.md).
  */
 __device__ __forceinline__ void named_barrier_sync(int id, int nthreads)
 {

@@ -13,6 +13,12 @@
 # chapter's), and exclude=NAME drops a kernel: together they make the
 # one-row-per-step overview.
 #
+# Demonstrations that are not a GEMM (chapters 04 and 05) use demo-table:
+#   <!-- demo-table: docs/results/h100.csv chapter=05_cooperative_grid prefix=two_stage_ m=1000 n=262144 has=grid=1056 per=iteration -->
+# prefix= keeps kernels whose name starts with it, has= rows whose knobs
+# contain the text, m= and n= the counts; "per" names what m counts, and the
+# table shows the median time divided by m, and the speedup over the first row.
+#
 # Profiler metrics (tests/profile.sh) are asked for the same way, one row per
 # metric and one column per kernel:
 #   <!-- metrics-table: docs/results/h100-ncu.csv chapter=01_naive -->
@@ -72,6 +78,45 @@ render() { # page -> stdout
         if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
         else { print ""; print "_" caption "_" }
     }
+    function demo(spec,    n, a, i, key, v, file, fchapter, fprefix, fm, fn, fhas, per, line, f, nf, rows, first, caption) {
+        n = split(spec, a, " ")
+        file = a[1]; fchapter = ""; fprefix = ""; fm = ""; fn = ""; fhas = ""; per = "item"
+        for (i = 2; i <= n; i++) {
+            key = substr(a[i], 1, index(a[i], "=") - 1); v = substr(a[i], index(a[i], "=") + 1)
+            if (key == "chapter") fchapter = v
+            else if (key == "prefix") fprefix = v
+            else if (key == "m") fm = v
+            else if (key == "n") fn = v
+            else if (key == "has") fhas = v
+            else if (key == "per") per = v
+        }
+        if ((getline line < file) <= 0) {
+            print "_No measurements yet: run `make bench` on a GPU to create `" file "`._"
+            return
+        }
+        rows = 0
+        while ((getline line < file) > 0) {
+            nf = split(line, f, ",")
+            if (nf < 17) continue
+            if (fchapter != "" && f[6] != fchapter) continue
+            if (fprefix != "" && index(f[7], fprefix) != 1) continue
+            if (fm != "" && f[8] != fm) continue
+            if (fn != "" && f[9] != fn) continue
+            if (fhas != "" && index(f[11], fhas) == 0) continue
+            if (rows == 0) {
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
+                print "| way | settings | " per "s | median ms (min - max) | us per " per " | speedup vs first row | verified |"
+                print "|---|---|---|---|---|---|---|"
+                first = f[12]
+            }
+            printf "| %s | `%s` | %s | %.4f (%.4f - %.4f) | %.3f | %s | %s |\n", f[7], f[11], f[8], f[12], f[13], f[14], \
+                1000.0 * f[12] / f[8], (rows == 0 ? "-" : sprintf("%.2fx", first / f[12])), f[17]
+            rows++
+        }
+        close(file)
+        if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
+        else { print ""; print "_" caption "_" }
+    }
     function metrics(spec,    n, a, i, kv, file, fchapter, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""
@@ -105,16 +150,16 @@ render() { # page -> stdout
         print "_Nsight Compute on " gpu ", commit " commit ", one launch per kernel at the default size; from `" file "` (`tests/profile.sh`)._"
         split("", kseen); split("", mseen); split("", val)
     }
-    /<!-- (results|metrics)-table: .* -->/ {
+    /<!-- (results|metrics|demo)-table: .* -->/ {
         print
         spec = $0
         sub(/.*-table: */, "", spec)
         sub(/ *-->.*/, "", spec)
-        if ($0 ~ /metrics-table/) metrics(spec); else table(spec)
+        if ($0 ~ /metrics-table/) metrics(spec); else if ($0 ~ /demo-table/) demo(spec); else table(spec)
         skipping = 1
         next
     }
-    /<!-- end (results|metrics)-table -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics|demo)-table -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -122,7 +167,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- (results|metrics)-table:' "$page" || continue
+    grep -qE '<!-- (results|metrics|demo)-table:' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out"
     if [ $check -eq 1 ]; then

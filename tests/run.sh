@@ -283,7 +283,7 @@ gpu_tests() {
                 IFS=x read -r m n k <<<"$shape"
                 seed=$((seed + 1))
                 t_run "$ch: ${shape} verified" "$ch/run" --m "$m" --n "$n" --k "$k" --reps 2 --warmup 1 \
-                    --seed $seed $(mkvar "$ch" SHAPE_ARGS | tr ',' ' ')
+                    --seed $seed $(mkvar "$ch" SHAPE_ARGS)
             done
         fi
         gpu_cases "$ch"
