@@ -23,12 +23,13 @@
  * let two roles meet without stopping the others. Memory accesses before
  * the barrier are visible to every participating thread after it.
  *
- * The kernels use it only where every participant runs the same line (the
- * pipeline's set-up, the producers sharing a tile index). For hand-offs
- * between roles at different places in the code they use `cuda::barrier`:
- * compute-sanitizer's racecheck (CUDA 13.0) reports hazards across a
- * correct named-barrier hand-off between two roles, but follows a
- * `cuda::barrier`'s arrive/wait (docs/measuring.md).
+ * `bar.sync` is PTX's `barrier.sync.aligned`: it is defined only when every
+ * participating thread executes the same barrier instruction. The kernels
+ * use it only where that holds (make_pipeline()'s set-up, the producers
+ * sharing a tile index, each at one place in the code). The consumer ->
+ * storer hand-off happens at two different places (the consumers' code and
+ * the storers'), so it uses `cuda::barrier` instead; a first version with
+ * `bar.sync` there gave correct results but was reported by racecheck.
  */
 __device__ __forceinline__ void named_barrier_sync(int id, int nthreads)
 {

@@ -17,7 +17,8 @@
 #   <!-- demo-table: docs/results/h100.csv chapter=05_cooperative_grid prefix=two_stage_ m=1000 n=262144 has=grid=1056 per=iteration -->
 # prefix= keeps kernels whose name starts with it, has= rows whose knobs
 # contain the text, m= and n= the counts; "per" names what m counts, and the
-# table shows the median time divided by m, and the speedup over the first row.
+# table shows the median time divided by m, and the speedup over the first row
+# (n is the problem size: elements, or 0 where there is none).
 #
 # Profiler metrics (tests/profile.sh) are asked for the same way, one row per
 # metric and one column per kernel:
@@ -105,11 +106,11 @@ render() { # page -> stdout
             if (fhas != "" && index(f[11], fhas) == 0) continue
             if (rows == 0) {
                 caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
-                print "| way | settings | " per "s | median ms (min - max) | us per " per " | speedup vs first row | verified |"
-                print "|---|---|---|---|---|---|---|"
+                print "| way | settings | " per ((per ~ /(s|sh|ch|x)$/) ? "es" : "s") " (count) | n | median ms (min - max) | us per " per " | speedup vs first row | verified |"
+                print "|---|---|---|---|---|---|---|---|"
                 first = f[12]
             }
-            printf "| %s | `%s` | %s | %.4f (%.4f - %.4f) | %.3f | %s | %s |\n", f[7], f[11], f[8], f[12], f[13], f[14], \
+            printf "| %s | `%s` | %s | %s | %.4f (%.4f - %.4f) | %.3f | %s | %s |\n", f[7], f[11], f[8], f[9], f[12], f[13], f[14], \
                 1000.0 * f[12] / f[8], (rows == 0 ? "-" : sprintf("%.2fx", first / f[12])), f[17]
             rows++
         }
