@@ -3,13 +3,11 @@
  * @brief Chapter 04's task-queue demonstration: make the tasks, run them
  *        four ways, check every output element, time each way.
  */
-#define _POSIX_C_SOURCE 200809L /**< for clock_gettime() */
 #include "tasks.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../common/check.h"
 #include "../common/exit_codes.h"
@@ -114,26 +112,6 @@ static cudaError_t run_empty(void *arg, cudaStream_t st)
     return launch_empty_kernels(empty_count, st);
 }
 
-/* The same launches, captured once into a graph; replaying it is one call. */
-static cudaGraphExec_t capture(cudaError_t (*launch)(void *, cudaStream_t), void *arg, double *ms)
-{
-    cudaStream_t cs;
-    cudaGraph_t g;
-    cudaGraphExec_t exec;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
-    CUDA_CHECK(launch(arg, cs));
-    CUDA_CHECK(cudaStreamEndCapture(cs, &g));
-    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
-    CUDA_CHECK(cudaGraphDestroy(g));
-    CUDA_CHECK(cudaStreamDestroy(cs));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    return exec;
-}
-
 int tasks_demo(chapter_env *env)
 {
     const options *o = &env->o;
@@ -181,7 +159,7 @@ int tasks_demo(chapter_env *env)
     fprintf(env->out, "timing   : %d warm-up + %d timed runs of all the tasks per way, CUDA events\n",
             o->warmup, o->reps);
 
-    graph = capture(run_one_by_one, &s.a, &capture_ms);
+    graph = graph_capture(run_one_by_one, &s.a, &capture_ms);
     snprintf(knobs[0], sizeof knobs[0], "launches=%d", s.a.ntasks);
     snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d capture_ms=%.2f", s.a.ntasks, capture_ms);
     snprintf(knobs[2], sizeof knobs[2], "launches=1 blocks=%d", s.a.ntasks);
@@ -197,7 +175,7 @@ int tasks_demo(chapter_env *env)
 
     /* The launch cost alone: the same number of launches with no work. */
     empty_count = s.a.ntasks;
-    empty_graph = capture(run_empty, NULL, &empty_capture_ms);
+    empty_graph = graph_capture(run_empty, NULL, &empty_capture_ms);
     snprintf(eknobs[0], sizeof eknobs[0], "launches=%d", empty_count);
     snprintf(eknobs[1], sizeof eknobs[1], "graph_nodes=%d", empty_count);
     run_checked(env, "empty_one_by_one", eknobs[0], run_empty, NULL, NULL, NULL, NULL, &empty[0]);

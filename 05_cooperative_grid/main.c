@@ -11,11 +11,9 @@
  *                  ./run --no-coop           the fallback path (as on a GPU without cooperative launch)
  * Options:         ./run --help
  */
-#define _POSIX_C_SOURCE 200809L /**< for clock_gettime() */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../common/check.h"
 #include "../common/exit_codes.h"
@@ -119,26 +117,6 @@ static cudaError_t run_graph(void *p, cudaStream_t st)
     return cudaGraphLaunch(*(cudaGraphExec_t *)p, st);
 }
 
-/* The launches of one run, captured once into a graph. */
-static cudaGraphExec_t capture(run_fn fn, void *arg, double *ms)
-{
-    cudaStream_t cs;
-    cudaGraph_t g;
-    cudaGraphExec_t exec;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
-    CUDA_CHECK(fn(arg, cs));
-    CUDA_CHECK(cudaStreamEndCapture(cs, &g));
-    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
-    CUDA_CHECK(cudaGraphDestroy(g));
-    CUDA_CHECK(cudaStreamDestroy(cs));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    return exec;
-}
-
 static int two_stage_section(state *s, int coop)
 {
     chapter_env *e = s->env;
@@ -147,18 +125,16 @@ static int two_stage_section(state *s, int coop)
     cudaGraphExec_t graph;
     double capture_ms;
     int i, nrows = 0, ok = 1;
-    float *tmp = xmalloc((size_t)s->n * sizeof(float));
 
     memcpy(s->hb_want, s->hb0, (size_t)s->n * sizeof(float));
     for (i = 0; i < s->iters; ++i) {
         host_smooth(s->n, s->hb_want, s->ha_want);
         host_smooth(s->n, s->ha_want, s->hb_want);
     }
-    free(tmp);
     fprintf(e->out, "\n[two_stage] a <- smooth(b); barrier; b <- smooth(a); barrier; %d times, %d elements\n",
             s->iters, s->n);
 
-    graph = capture(run_two_stage_launches, s, &capture_ms);
+    graph = graph_capture(run_two_stage_launches, s, &capture_ms);
     snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d", 2 * s->iters, s->grid);
     snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d capture_ms=%.1f grid=%d", 2 * s->iters + 1,
              capture_ms, s->grid);
@@ -289,7 +265,7 @@ static void sync_section(state *s, int coop, int fixed_grid)
     int nrows = 0, per_sm, full_grid = s->grid;
     fprintf(e->out, "\n[sync] the barrier alone: %d empty launches of %d blocks, as a graph, and %d grid.sync() in one launch\n",
             s->iters, s->grid, s->iters);
-    graph = capture(run_empty_grids, s, &capture_ms);
+    graph = graph_capture(run_empty_grids, s, &capture_ms);
     snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d", s->iters, s->grid);
     snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d grid=%d", s->iters, s->grid);
     run_checked(e, "sync_empty_launches", knobs[0], run_empty_grids, s, NULL, NULL, NULL, &rows[nrows++]);
