@@ -1,0 +1,283 @@
+/**
+ * @file 06_clusters_dsmem/kernel.cu
+ * @brief Chapter 06: "load once, share through DSMEM". Chapter 03's
+ *        warp-specialized GEMM launched as clusters of CLUSTER blocks that
+ *        sit side by side along N; the blocks of a cluster need the same
+ *        A tile at every step, so each loads 1/CLUSTER of its rows from
+ *        global memory and writes them into every peer's ring through
+ *        distributed shared memory.
+ *
+ * In chapter 03, the blocks computing C tiles (m, n) and (m, n+1) both
+ * read the same 128 x 32 A tile from L2 at every K step. Here block rank r
+ * of a cluster reads rows [r*BM/CLUSTER, (r+1)*BM/CLUSTER) of it once and
+ * stores them into the same stage of all CLUSTER blocks (its own included),
+ * through pointers from `cluster.map_shared_rank()`. The consumers run
+ * chapter 03's compute step on their own shared memory, unchanged.
+ *
+ * What changes is the hand-off. A block's stage is now written by the
+ * producers of every block of the cluster, so "stage s is full" must count
+ * their arrivals from across the cluster, and "stage s is free" must wait
+ * for the consumers of every block that the producers write to. Each block
+ * therefore holds a full and an empty mbarrier per stage, and warps arrive
+ * on the barriers of all blocks of the cluster (common/cluster.cuh); a
+ * `cuda::pipeline` only spans one block. The producers load through
+ * registers (a thread cannot `cp.async` into another block's shared
+ * memory), as chapter 01 did.
+ *
+ * Knobs: BM BN BK STAGES PRODUCER_WARPS as in chapter 03; CLUSTER (1, 2, 4
+ * or 8 blocks per cluster; 1 = no sharing, the same code otherwise).
+ */
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include "kernel.h"
+
+namespace cg = cooperative_groups;
+
+#define STR_(x) #x      /**< @brief helper of STR() */
+#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+
+#ifndef BM
+#define BM 128 /**< rows of C per block (as chapters 01-04) */
+#endif
+#ifndef BN
+#define BN 128 /**< columns of C per block (as chapters 01-04) */
+#endif
+#ifndef BK
+#define BK 32 /**< depth of one A/B tile along K (as chapters 02-04) */
+#endif
+#ifndef STAGES
+#define STAGES 4 /**< tiles the ring holds */
+#endif
+#ifndef PRODUCER_WARPS
+#define PRODUCER_WARPS 8 /**< warps that only load tiles */
+#endif
+#ifndef CLUSTER
+#define CLUSTER 2 /**< blocks per cluster, side by side along N; they share A tiles */
+#endif
+#ifndef CLUSTER_RELEASE
+#define CLUSTER_RELEASE 0 /**< 1: consumers release stages with a cluster-scope fence (shows its cost) */
+#endif
+
+#include "../common/cluster.cuh"       /* cluster-wide mbarriers */
+#include "../common/gemm_blocked.cuh"  /* load4_or_zero(), compute_tile(), store_tile() */
+#include "../common/gemm_async.cuh"    /* stage_a(), stage_b() */
+
+#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
+#define CONSUMER_WARPS (CONSUMER_THREADS / 32) /**< warps that compute */
+#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that load */
+#define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
+#define A_ROWS (BM / CLUSTER) /**< rows of each A tile that one block loads for the cluster */
+static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8,
+              "CLUSTER must be 1, 2, 4 or 8 (the portable cluster sizes)");
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
+static_assert((A_ROWS * BK / 4) % PRODUCER_THREADS == 0 && (BK * BN / 4) % PRODUCER_THREADS == 0,
+              "the producer threads must split the A part and the B tile evenly");
+static_assert(WS_THREADS <= 1024, "too many threads per block");
+
+#define A_LOADS (A_ROWS * BK / 4 / PRODUCER_THREADS) /**< float4 loads of A per producer thread per tile */
+#define B_LOADS (BK * BN / 4 / PRODUCER_THREADS)     /**< float4 loads of B per producer thread per tile */
+
+/**
+ * @brief A producer thread's share of K tile @p k0: its pieces of the
+ *        block's A_ROWS rows of the A tile (rows from @p a_row0) and of
+ *        the B tile, into registers (zeros outside the matrices).
+ */
+__device__ __forceinline__ void load_tiles(float4 a_part[A_LOADS], float4 b_tile[B_LOADS],
+                                           const float *__restrict__ A, const float *__restrict__ B, int M,
+                                           int N, int K, int a_row0, int n0, int k0, bool a_vec, bool b_vec)
+{
+#pragma unroll
+    for (int l = 0; l < A_LOADS; ++l) {
+        const int e = threadIdx.x + l * PRODUCER_THREADS;
+        a_part[l] = load4_or_zero(A, a_row0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, M, K, a_vec);
+    }
+#pragma unroll
+    for (int l = 0; l < B_LOADS; ++l) {
+        const int e = threadIdx.x + l * PRODUCER_THREADS;
+        b_tile[l] = load4_or_zero(B, k0 + e / (BN / 4), n0 + (e % (BN / 4)) * 4, K, N, b_vec);
+    }
+}
+
+/**
+ * @brief Store the thread's pieces of the A part (tile rows from @p row0)
+ *        into the A tile @p As of a stage, transposed as chapter 01 does;
+ *        @p As may point into a peer block's shared memory (DSMEM).
+ */
+__device__ __forceinline__ void store_a_part(float (*As)[BM + A_PAD], const float4 a_part[A_LOADS], int row0)
+{
+#pragma unroll
+    for (int l = 0; l < A_LOADS; ++l) {
+        const int e = threadIdx.x + l * PRODUCER_THREADS;
+        const int r = row0 + e / (BK / 4), c = (e % (BK / 4)) * 4;
+        As[c + 0][r] = a_part[l].x;
+        As[c + 1][r] = a_part[l].y;
+        As[c + 2][r] = a_part[l].z;
+        As[c + 3][r] = a_part[l].w;
+    }
+}
+
+extern "C" const char gemm_cluster_knobs[] =
+    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
+    " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
+extern "C" const int ch06_built_arch = BUILT_ARCH;
+
+/**
+ * @brief Cluster GEMM: warps 0 .. PRODUCER_WARPS-1 load this block's part
+ *        of A into every block of the cluster and its own B tile; the next
+ *        8 warps compute the block's BM x BN tile of C.
+ */
+//! [kernel]
+__global__ void __launch_bounds__(WS_THREADS, 1)
+gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
+             float *__restrict__ C)
+{
+#if HOPPER_DEVICE_CODE
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), as chapter 03 */
+    __shared__ uint64_t full[STAGES];  /* stage s holds tile t: every producer warp of the cluster arrived */
+    __shared__ uint64_t empty[STAGES]; /* stage s may be refilled: every consumer warp of the cluster arrived */
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank(); /* = blockIdx.x % CLUSTER: cluster along x */
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tiles = (K + BK - 1) / BK;
+    const int lane = threadIdx.x % 32;
+
+    //! [init]
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], CLUSTER * PRODUCER_WARPS);
+            mbar_init(&empty[s], CLUSTER * CONSUMER_WARPS);
+        }
+        fence_mbar_init();
+    }
+    /* No peer may arrive on (or write into) this block before its barriers
+     * exist: one cluster-wide barrier, once, before the ring starts. */
+    cluster.sync();
+    //! [init]
+
+    if (threadIdx.x < PRODUCER_THREADS) {
+        //! [producer]
+        const bool a_vec = rows_aligned16(A, K), b_vec = rows_aligned16(B, N);
+        /* Register-staged loads, one K tile ahead: tile t+1's loads are in
+         * flight while the producer waits for a free stage for tile t. */
+        float4 a_part[A_LOADS], b_tile[B_LOADS];
+        load_tiles(a_part, b_tile, A, B, M, N, K, m0 + rank * A_ROWS, n0, 0, a_vec, b_vec);
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            /* Every block of the cluster has released stage s (round t / STAGES). */
+            mbar_wait(&empty[s], ((t / STAGES) & 1) ^ 1);
+            /* This block's A_ROWS rows of the A tile, into every block's stage s. */
+#pragma unroll
+            for (int q = 0; q < CLUSTER; ++q)
+                store_a_part(cluster.map_shared_rank(stage_a(smem, s), q), a_part, rank * A_ROWS);
+            /* The whole B tile, into this block's own stage s only. */
+#pragma unroll
+            for (int l = 0; l < B_LOADS; ++l) {
+                const int e = threadIdx.x + l * PRODUCER_THREADS;
+                *reinterpret_cast<float4 *>(&stage_b(smem, s)[e / (BN / 4)][(e % (BN / 4)) * 4]) = b_tile[l];
+            }
+            /* One arrival per warp on stage s's full barrier in every block
+             * (release: the warp's stores, ordered by __syncwarp, come first). */
+            __syncwarp();
+            if (lane == 0)
+                for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
+            if (t + 1 < tiles)
+                load_tiles(a_part, b_tile, A, B, M, N, K, m0 + rank * A_ROWS, n0, (t + 1) * BK, a_vec, b_vec);
+        }
+        //! [producer]
+    } else {
+        //! [consumer]
+        const int ctid = threadIdx.x - PRODUCER_THREADS;
+        const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
+        float acc[TM][TN] = {};
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            mbar_wait(&full[s], (t / STAGES) & 1); /* A parts from every block, and B, landed */
+            compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            /* Release stage s to every block's producers (they all write into
+             * it). The warp only read the stage, so a reader's arrive without a
+             * cluster-scope fence is enough (CLUSTER_RELEASE=1 shows its cost). */
+            __syncwarp();
+            if (lane == 0)
+                for (int q = 0; q < CLUSTER; ++q) {
+#if CLUSTER_RELEASE
+                    mbar_arrive_cluster(&empty[s], q);
+#else
+                    mbar_arrive_cluster_reader(&empty[s], q);
+#endif
+                }
+        }
+        store_tile(C, acc, m0, n0, M, N, tx, ty);
+        //! [consumer]
+    }
+    //! [exit]
+    /* Peers may still arrive on this block's barriers (their last releases):
+     * no block leaves, and frees its shared memory, before all are done. */
+    cluster.sync();
+    //! [exit]
+#endif
+}
+//! [kernel]
+
+/** @brief Dynamic shared memory of one block: the ring, as chapter 03. */
+static const size_t cluster_smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+
+/** @brief Opt in to more than 48 KB of shared memory, once. */
+static cudaError_t opt_in(void)
+{
+    static bool done = false;
+    if (done) return cudaSuccess;
+    const cudaError_t err = cudaFuncSetAttribute(gemm_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)cluster_smem);
+    done = err == cudaSuccess;
+    return err;
+}
+
+/** @brief The launch configuration for an M x N problem in clusters of @p cluster blocks. */
+static void make_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int M, int N, int cluster,
+                        cudaStream_t stream)
+{
+    const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
+    /* The grid must be a multiple of the cluster: round the row of tiles up
+     * (the extra blocks load their share of A and store nothing). */
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = dim3((tiles_n + cluster - 1) / cluster * cluster, tiles_m);
+    cfg->blockDim = dim3(WS_THREADS);
+    cfg->dynamicSmemBytes = cluster_smem;
+    cfg->stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = cluster;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+}
+
+//! [launch]
+extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, const float *B, float *C,
+                                           cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cudaError_t err = opt_in();
+    if (err != cudaSuccess) return err;
+    make_config(&cfg, &attr, M, N, CLUSTER, stream);
+    err = cudaLaunchKernelEx(&cfg, gemm_cluster, M, N, K, A, B, C);
+    return err != cudaSuccess ? err : cudaGetLastError();
+}
+//! [launch]
+
+extern "C" cudaError_t gemm_cluster_occupancy(int cluster, int *clusters)
+{
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cudaError_t err = opt_in();
+    if (err != cudaSuccess) return err;
+    /* Sizes above 8 are "non-portable": the kernel must allow them first. */
+    if (cluster > 8 &&
+        (err = cudaFuncSetAttribute(gemm_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) !=
+            cudaSuccess)
+        return err;
+    make_config(&cfg, &attr, 4096, 4096, cluster, 0);
+    return cudaOccupancyMaxActiveClusters(clusters, gemm_cluster, &cfg);
+}

@@ -1,0 +1,47 @@
+/**
+ * @file 06_clusters_dsmem/main.c
+ * @brief Chapter 06: thread block clusters and distributed shared memory.
+ *        First the cluster demonstrations (launching clusters, occupancy,
+ *        a DSMEM reduction, DSMEM against global memory for block-to-block
+ *        exchange), then chapter 03's and 04's GEMMs against this chapter's
+ *        cluster GEMM, and cuBLAS.
+ *
+ * Build and run:   make chapter-06 && ./run
+ *                  make chapter-06 CLUSTER=4 && ./run     four blocks share each A tile
+ *                  ./run --only clusters                  the demonstrations only
+ * Needs:           a Hopper GPU (compute capability 9.0) and a build for it (sm_90a).
+ * Options:         ./run --help
+ */
+#include <stdio.h>
+
+#include "../03_warp_specialized/kernel.h"
+#include "../04_persistent/kernel.h"
+#include "../common/exit_codes.h"
+#include "kernel.h"
+
+/** @brief The cluster demonstrations, then chapters 03, 04 and 06's GEMMs and cuBLAS. */
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
+        {"persistent", launch_gemm_persistent, gemm_persistent_knobs},
+        {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
+    };
+    option_extra extras[] = {
+        {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},
+        {"rounds", "rounds of the block-to-block exchange", 1, 1000000, 1000},
+        {"pings", "round trips of the ping-pong", 1, 10000000, 10000},
+    };
+    const gemm_chapter chapter = {
+        "06_clusters_dsmem", "Chapter 06: thread block clusters and distributed shared memory", 9, 0,
+        kernels, (int)(sizeof kernels / sizeof kernels[0]), extras, (int)(sizeof extras / sizeof extras[0]),
+        cluster_demo, "clusters"};
+    /* Clusters and DSMEM exist from sm_90 on: a build for an older GPU has empty kernels. */
+    if (ch06_built_arch < 900) {
+        fprintf(stderr, "06_clusters_dsmem: this build targets compute capability %d.%d; clusters and DSMEM need "
+                        "Hopper (9.0). Rebuild with ARCH=sm_90a on a Hopper GPU.\n",
+                ch06_built_arch / 100, ch06_built_arch % 100 / 10);
+        return EXIT_UNSUPPORTED;
+    }
+    return gemm_chapter_main(argc, argv, &chapter);
+}

@@ -1,0 +1,355 @@
+/**
+ * @file 07_tma_multicast/kernel.cu
+ * @brief Chapter 07: the Tensor Memory Accelerator. The warp-specialized
+ *        ring of chapters 03 and 06, with the producer warps replaced by
+ *        one thread that issues one TMA copy per tile, and then TMA
+ *        multicast: one copy lands in every block of the cluster that
+ *        needs the tile.
+ *
+ * Chapter 06's producers spent 256 threads on loads, address arithmetic
+ * and (through DSMEM) stores. A TMA copy is one instruction: the tensor
+ * map (made on the host, common/tma.c) tells the copy engine the matrix's
+ * shape and strides, the instruction names a tile by its coordinates,
+ * and the engine moves the bytes and fills what lies outside the matrix
+ * with zeros. The stage's full barrier learns how many bytes to expect
+ * (`mbarrier.arrive.expect_tx`) and completes when they have landed.
+ *
+ * With CLUSTER_M x CLUSTER_N > 1, the blocks of a cluster sit on a
+ * CLUSTER_M x CLUSTER_N patch of C tiles. Blocks in one row of the patch
+ * need the same A tile: each issues 1/CLUSTER_N of it with
+ * `.multicast::cluster` to all of them. Blocks in one column need the same
+ * B tile, shared the same way along the other dimension. Since a block's
+ * stage is now written by its row's and column's producers, those blocks'
+ * consumers must all have released it before any of them refills it: the
+ * empty barrier counts arrivals from the whole row and column.
+ *
+ * TMA cannot transpose, so the A tile arrives as it lies in memory
+ * (As[m][k]) rather than transposed as in chapters 01-06, with the
+ * 128-byte swizzle so that the consumers' reads of it do not collide in
+ * shared-memory banks; compute_tile_rows() is chapter 01's compute step
+ * for that layout (same products, same order of additions).
+ *
+ * Knobs: STAGES; CLUSTER_M, CLUSTER_N (the multicast kernel's cluster;
+ * 1 x 1 is the plain TMA kernel, which is always built as well).
+ */
+#include <cooperative_groups.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include "kernel.h"
+
+namespace cg = cooperative_groups;
+
+#define STR_(x) #x      /**< @brief helper of STR() */
+#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+
+#define BM 128 /**< rows of C per block (as chapters 01-06) */
+#define BN 128 /**< columns of C per block (as chapters 01-06) */
+#define BK 32  /**< K per tile: an A tile row is 128 bytes, the 128-byte swizzle's span */
+#ifndef STAGES
+#define STAGES 4 /**< tiles the ring holds */
+#endif
+#ifndef CLUSTER_M
+#define CLUSTER_M 2 /**< multicast kernel: blocks per cluster along M (they share B tiles) */
+#endif
+#ifndef CLUSTER_N
+#define CLUSTER_N 1 /**< multicast kernel: blocks per cluster along N (they share A tiles) */
+#endif
+#ifndef CLUSTER_RELEASE
+#define CLUSTER_RELEASE 0 /**< 1: consumers release stages with a cluster-scope fence (shows its cost) */
+#endif
+
+#include "../common/cluster.cuh"      /* mbarriers, TMA copies */
+#include "../common/gemm_blocked.cuh" /* TM, TN, store_tile() */
+#include "../common/tma.h"           /* tma_map_2d(): tensor maps on the host */
+
+#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
+#define CONSUMER_WARPS (CONSUMER_THREADS / 32) /**< warps that compute */
+#define TMA_THREADS (32 + CONSUMER_THREADS)    /**< one producer warp (one thread issues), then the consumers */
+#define A_TILE_FLOATS (BM * BK)                /**< As[BM][BK], swizzled */
+#define B_TILE_FLOATS (BK * BN)                /**< Bs[BK][BN] */
+#define TMA_STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage: 32 KB, a multiple of 1024 B */
+#define TMA_SMEM ((size_t)STAGES * TMA_STAGE_FLOATS * sizeof(float) + 1024) /**< + room to align to 1024 B */
+/* Registers: the 9 warps are spread over the SM's four schedulers, each
+ * with 16384 registers, so one of them holds 3 warps: 168 registers per
+ * thread at most (ptxas derives this from __launch_bounds__). */
+static_assert(STAGES >= 2 && STAGES <= 6, "STAGES must be 2..6 (227 KB of shared memory)");
+static_assert(CLUSTER_M * CLUSTER_N <= 8 && BM % (8 * CLUSTER_N) == 0 && BK % CLUSTER_M == 0,
+              "a cluster of at most 8 whose A slices are whole 8-row swizzle blocks");
+
+extern "C" const char gemm_tma_knobs[] =
+    "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1 CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
+extern "C" const char gemm_tma_multicast_knobs[] = "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(
+    CLUSTER_M) "x" STR(CLUSTER_N) " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
+
+/**
+ * @brief A consumer's release of a stage to block @p rank: a reader's
+ *        arrive (CTA-scope release, no fence), or with CLUSTER_RELEASE=1 a
+ *        cluster-scope release, which costs a MEMBAR per arrival.
+ */
+__device__ __forceinline__ void release_stage(uint64_t *bar, unsigned rank)
+{
+#if CLUSTER_RELEASE
+    mbar_arrive_cluster(bar, rank);
+#else
+    mbar_arrive_cluster_reader(bar, rank);
+#endif
+}
+extern "C" const int ch07_built_arch = BUILT_ARCH;
+
+/**
+ * @brief Chapter 01's compute step for an A tile stored row by row
+ *        (As[m][k], 128-byte rows) with the 128-byte swizzle: 16-byte chunk
+ *        j of row r sits at chunk j ^ (r % 8).
+ *
+ * Per group of four k: eight 16-byte reads of A (the thread's 8 rows) and
+ * eight of B feed 256 FMAs, as in compute_tile(); each accumulator still
+ * adds its K products in order k = 0, 1, 2, ...
+ */
+//! [compute]
+__device__ __forceinline__ void compute_tile_rows(float acc[TM][TN], const float *As, const float (*Bs)[BN],
+                                                  int tx, int ty)
+{
+    /* Not unrolled: unrolled, the compiler hoists the A reads of later
+     * groups and spills at the 168 registers a 288-thread block may have;
+     * each iteration still has 256 independent FMAs. */
+#pragma unroll 1
+    for (int j = 0; j < BK / 4; ++j) {
+        float4 a[TM];
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const int r = i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4);
+            a[i] = *reinterpret_cast<const float4 *>(As + r * BK + ((j ^ (r % 8)) * 4));
+        }
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+            const float4 b_lo = *reinterpret_cast<const float4 *>(&Bs[j * 4 + kk][tx * 4]);
+            const float4 b_hi = *reinterpret_cast<const float4 *>(&Bs[j * 4 + kk][BN / 2 + tx * 4]);
+            const float b[TN] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+                const float ai = kk == 0 ? a[i].x : kk == 1 ? a[i].y : kk == 2 ? a[i].z : a[i].w;
+#pragma unroll
+                for (int n = 0; n < TN; ++n) acc[i][n] = fmaf(ai, b[n], acc[i][n]);
+            }
+        }
+    }
+}
+//! [compute]
+
+/**
+ * @brief TMA GEMM in clusters of CM x CN blocks (1 x 1: no multicast).
+ *        Warp 0 is the producer (lane 0 issues the copies), warps 1-8
+ *        compute the block's BM x BN tile of C.
+ * @tparam CM, CN  cluster size along M and N
+ * @param M, N, K  problem size
+ * @param C      output (M x N)
+ * @param map_a  tensor map of A (M x K), boxes of BM/CN rows x BK
+ * @param map_b  tensor map of B (K x N), boxes of BK/CM rows x BN
+ */
+//! [kernel]
+template <int CM, int CN>
+__global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
+         const __grid_constant__ CUtensorMap map_b, float *__restrict__ C)
+{
+#if HOPPER_DEVICE_CODE
+    extern __shared__ unsigned char smem_raw[];
+    /* The 128-byte swizzle repeats every 1024 bytes: stages start on such a boundary. */
+    float *smem = reinterpret_cast<float *>(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    __shared__ uint64_t full[STAGES];  /* stage s holds tile t: all its bytes landed */
+    __shared__ uint64_t empty[STAGES]; /* stage s is free in every block that writes into it */
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank(); /* = cx + cy * CN */
+    const unsigned cx = rank % CN, cy = rank / CN;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tiles = (K + BK - 1) / BK;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+    //! [init]
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], 1); /* the own producer's arrive.expect_tx; then the bytes */
+            mbar_init(&empty[s], (CM + CN - 1) * CONSUMER_WARPS); /* the row's and column's consumers */
+        }
+        fence_mbar_init(); /* visible to the copy engine and to the cluster */
+    }
+    cluster.sync(); /* no peer multicasts into, or arrives on, barriers that do not exist yet */
+    //! [init]
+
+    if (warp == 0) {
+        //! [producer]
+        if (lane == 0) {
+            /* This block's slices: rows [cx*BM/CN, ...) of the A tile go to its
+             * row of the cluster; rows [cy*BK/CM, ...) of the B tile to its column. */
+            uint16_t row_mask = 0, col_mask = 0;
+            for (int j = 0; j < CN; ++j) row_mask |= (uint16_t)(1u << (cy * CN + j));
+            for (int j = 0; j < CM; ++j) col_mask |= (uint16_t)(1u << (j * CN + cx));
+            const int a_row = m0 + cx * (BM / CN), b_row = cy * (BK / CM);
+            for (int t = 0; t < tiles; ++t) {
+                const int s = t % STAGES;
+                float *As = smem + s * TMA_STAGE_FLOATS, *Bs = As + A_TILE_FLOATS;
+                mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1);
+                /* The whole stage arrives here: own slices and the peers'. */
+                mbar_arrive_expect_tx(&full[s], TMA_STAGE_FLOATS * sizeof(float));
+                if (CN > 1)
+                    tma_load_2d_multicast(As + cx * (BM / CN) * BK, &map_a, t * BK, a_row, &full[s], row_mask);
+                else
+                    tma_load_2d(As, &map_a, t * BK, a_row, &full[s]);
+                if (CM > 1)
+                    tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
+                else
+                    tma_load_2d(Bs, &map_b, n0, t * BK, &full[s]);
+            }
+        }
+        //! [producer]
+    } else {
+        //! [consumer]
+        const int ctid = threadIdx.x - 32;
+        const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
+        float acc[TM][TN] = {};
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            const float *As = smem + s * TMA_STAGE_FLOATS;
+            mbar_wait_cta(&full[s], (t / STAGES) & 1);
+            compute_tile_rows(acc, As, reinterpret_cast<const float(*)[BN]>(As + A_TILE_FLOATS), tx, ty);
+            /* Release stage s in every block whose producer writes into ours:
+             * the blocks of this row (A) and of this column (B). */
+            __syncwarp();
+            if (lane == 0) {
+                for (int j = 0; j < CN; ++j) release_stage(&empty[s], cy * CN + j);
+                for (int j = 0; j < CM; ++j)
+                    if (j != (int)cy) release_stage(&empty[s], j * CN + cx);
+            }
+        }
+        store_tile(C, acc, m0, n0, M, N, tx, ty);
+        //! [consumer]
+    }
+    //! [exit]
+    /* Peers may still arrive on this block's empty barriers: stay until all are done. */
+    cluster.sync();
+    //! [exit]
+#endif
+}
+//! [kernel]
+
+/* ------------------------------------------------------------------- host */
+
+/** @brief Padded copies of A and B for shapes a tensor map cannot describe (K or N not a multiple of 4). */
+typedef struct {
+    float *a;       /**< A with rows padded to 16 bytes */
+    float *b;       /**< B likewise */
+    size_t a_bytes; /**< bytes allocated at a */
+    size_t b_bytes; /**< bytes allocated at b */
+} staging;
+static staging stage_buf;
+
+/** @brief Make sure @p *p holds at least @p bytes. */
+static cudaError_t reserve(float **p, size_t *have, size_t bytes)
+{
+    if (*have >= bytes) return cudaSuccess;
+    if (*p != NULL) cudaFree(*p);
+    *have = 0;
+    const cudaError_t err = cudaMalloc((void **)p, bytes);
+    if (err == cudaSuccess) *have = bytes;
+    return err;
+}
+
+//! [staging]
+extern "C" int tma_needs_staging(int N, int K, const float *A, const float *B)
+{
+    return K % 4 != 0 || N % 4 != 0 || (uintptr_t)A % 16 != 0 || (uintptr_t)B % 16 != 0;
+}
+
+extern "C" cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, const float **Ap,
+                                 const float **Bp, size_t *lda, size_t *ldb, cudaStream_t stream)
+{
+    /* Rows padded to a multiple of 4 floats (16 bytes); the tensor map
+     * still says K (N) columns, so the padding is never read. */
+    const size_t kp = (K + 3) / 4 * 4, np = (N + 3) / 4 * 4;
+    cudaError_t err;
+    if ((err = reserve(&stage_buf.a, &stage_buf.a_bytes, (size_t)M * kp * sizeof(float))) != cudaSuccess ||
+        (err = reserve(&stage_buf.b, &stage_buf.b_bytes, (size_t)K * np * sizeof(float))) != cudaSuccess ||
+        (err = cudaMemcpy2DAsync(stage_buf.a, kp * sizeof(float), A, (size_t)K * sizeof(float),
+                                 (size_t)K * sizeof(float), M, cudaMemcpyDeviceToDevice, stream)) != cudaSuccess ||
+        (err = cudaMemcpy2DAsync(stage_buf.b, np * sizeof(float), B, (size_t)N * sizeof(float),
+                                 (size_t)N * sizeof(float), K, cudaMemcpyDeviceToDevice, stream)) != cudaSuccess)
+        return err;
+    *Ap = stage_buf.a;
+    *Bp = stage_buf.b;
+    *lda = kp * sizeof(float);
+    *ldb = np * sizeof(float);
+    return cudaSuccess;
+}
+//! [staging]
+
+/** @brief The tensor maps of one kernel, remade only when the problem changes. */
+typedef struct {
+    const float *a;    /**< the A the maps describe (NULL: none yet) */
+    const float *b;    /**< the B they describe */
+    int M;             /**< rows of A */
+    int N;             /**< columns of B */
+    int K;             /**< columns of A, rows of B */
+    CUtensorMap map_a; /**< A's tensor map */
+    CUtensorMap map_b; /**< B's tensor map */
+} map_cache;
+
+//! [launch]
+template <int CM, int CN>
+static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *B, float *C, cudaStream_t stream,
+                              map_cache *mc)
+{
+    static bool opted_in = false;
+    size_t lda = (size_t)K * sizeof(float), ldb = (size_t)N * sizeof(float);
+    cudaError_t err;
+    if (tma_needs_staging(N, K, A, B) &&
+        (err = tma_stage(M, N, K, A, B, &A, &B, &lda, &ldb, stream)) != cudaSuccess)
+        return err;
+    if (mc->a != A || mc->b != B || mc->M != M || mc->N != N || mc->K != K) {
+        char why[160];
+        if (tma_map_2d(&mc->map_a, A, M, K, lda, BM / CN, BK, 1, why, sizeof why) ||
+            tma_map_2d(&mc->map_b, B, K, N, ldb, BK / CM, BN, 0, why, sizeof why)) {
+            fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);
+            mc->a = NULL;
+            return cudaErrorInvalidValue;
+        }
+        mc->a = A, mc->b = B, mc->M = M, mc->N = N, mc->K = K;
+    }
+    if (!opted_in) {
+        if ((err = cudaFuncSetAttribute(gemm_tma<CM, CN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)TMA_SMEM)) != cudaSuccess)
+            return err;
+        opted_in = true;
+    }
+    /* The grid must be a multiple of the cluster in each dimension; the
+     * extra blocks' tiles lie outside C (TMA reads zeros, nothing is stored). */
+    const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr;
+    cfg.gridDim = dim3((tiles_n + CN - 1) / CN * CN, (tiles_m + CM - 1) / CM * CM);
+    cfg.blockDim = dim3(TMA_THREADS);
+    cfg.dynamicSmemBytes = TMA_SMEM;
+    cfg.stream = stream;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = CN;
+    attr.val.clusterDim.y = CM;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    err = cudaLaunchKernelEx(&cfg, gemm_tma<CM, CN>, M, N, K, mc->map_a, mc->map_b, C);
+    return err != cudaSuccess ? err : cudaGetLastError();
+}
+//! [launch]
+
+static map_cache plain_maps, multicast_maps;
+
+extern "C" cudaError_t launch_gemm_tma(int M, int N, int K, const float *A, const float *B, float *C,
+                                       cudaStream_t stream)
+{
+    return launch_tma<1, 1>(M, N, K, A, B, C, stream, &plain_maps);
+}
+
+extern "C" cudaError_t launch_gemm_tma_multicast(int M, int N, int K, const float *A, const float *B, float *C,
+                                                 cudaStream_t stream)
+{
+    return launch_tma<CLUSTER_M, CLUSTER_N>(M, N, K, A, B, C, stream, &multicast_maps);
+}

@@ -1,0 +1,37 @@
+/**
+ * @file 07_tma_multicast/main.c
+ * @brief Chapter 07: the Tensor Memory Accelerator. Chapter 06's cluster
+ *        GEMM against the TMA GEMM without and with multicast, and cuBLAS.
+ *
+ * Build and run:   make chapter-07 && ./run
+ *                  make chapter-07 CLUSTER_M=2 CLUSTER_N=2 && ./run   multicast A and B
+ *                  ./run --k 1001         a K that needs the staging copy (reported separately)
+ * Needs:           a Hopper GPU (compute capability 9.0) and a build for it (sm_90a).
+ * Options:         ./run --help
+ */
+#include <stdio.h>
+
+#include "../06_clusters_dsmem/kernel.h"
+#include "../common/exit_codes.h"
+#include "kernel.h"
+
+/** @brief Chapter 06's GEMM, the two TMA GEMMs and cuBLAS. */
+int main(int argc, char **argv)
+{
+    const gemm_kernel kernels[] = {
+        {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
+        {"tma", launch_gemm_tma, gemm_tma_knobs},
+        {"tma_multicast", launch_gemm_tma_multicast, gemm_tma_multicast_knobs},
+    };
+    const gemm_chapter chapter = {
+        "07_tma_multicast", "Chapter 07: the Tensor Memory Accelerator and multicast", 9, 0, kernels,
+        (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, staging_demo, "staging"};
+    /* TMA exists from sm_90 on: a build for an older GPU has empty kernels. */
+    if (ch07_built_arch < 900) {
+        fprintf(stderr, "07_tma_multicast: this build targets compute capability %d.%d; TMA needs Hopper (9.0). "
+                        "Rebuild with ARCH=sm_90a on a Hopper GPU.\n",
+                ch07_built_arch / 100, ch07_built_arch % 100 / 10);
+        return EXIT_UNSUPPORTED;
+    }
+    return gemm_chapter_main(argc, argv, &chapter);
+}

@@ -1,0 +1,192 @@
+/**
+ * @file cluster.cuh
+ * @brief Small, documented inline-PTX helpers for thread block clusters:
+ *        mbarriers that blocks of a cluster arrive on across the cluster,
+ *        and the Tensor Memory Accelerator's bulk tensor copies.
+ *        Introduced in chapter 06 (cluster-wide full/empty barriers),
+ *        reused by chapter 07 (TMA loads and multicast).
+ *
+ * Why not cuda::barrier: the rings in chapters 06 and 07 need a thread of
+ * one block to arrive on a barrier in another block's shared memory (PTX
+ * `mbarrier.arrive.release.cluster.shared::cluster`), and TMA completes
+ * its copies on a raw mbarrier (`complete_tx`). A handful of one-line
+ * wrappers around those instructions is easier to read than the general
+ * `<cuda/ptx>` templates, and each names the PTX it emits.
+ *
+ * Every helper needs sm_90 (Hopper). The chapters compile for older
+ * targets too (HOPPER_DEVICE_CODE is 0 there and the kernels are empty),
+ * and their host code refuses to run such a build (exit 3).
+ *
+ * Phases and parity: an mbarrier counts arrivals; when the expected number
+ * has arrived (and, for TMA, the expected bytes have landed) its current
+ * phase completes and the next begins. A waiter names the phase by its
+ * parity: round n of a ring waits for parity n & 1 on the "full" barrier,
+ * and the producer waits for parity (n & 1) ^ 1 on "empty", which a fresh
+ * barrier reports as already complete, so the first round does not wait.
+ */
+#ifndef TUTORIAL_CLUSTER_CUH
+#define TUTORIAL_CLUSTER_CUH
+#include <stdint.h>
+#include <cuda_runtime.h>
+
+/** @brief 1 in the device pass for sm_90 and newer and in the host pass; 0 for older GPUs. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define HOPPER_DEVICE_CODE 1
+#else
+#define HOPPER_DEVICE_CODE 0
+#endif
+
+/**
+ * @brief The architecture this file was compiled for, e.g. 900 (from nvcc's
+ *        __CUDA_ARCH_LIST__, which the host pass sees too); the chapters
+ *        export it so their host code can refuse a build for an older GPU.
+ */
+#if defined(__CUDA_ARCH_LIST__)
+#define BUILT_ARCH (__CUDA_ARCH_LIST__)
+#else
+#define BUILT_ARCH 0
+#endif
+
+#if HOPPER_DEVICE_CODE
+/** @brief The 32-bit shared-memory address of a pointer into this block's shared memory. */
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/** @brief `mbarrier.init`: the barrier's phases complete after @p count arrivals. */
+__device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+                 : "memory");
+}
+
+/**
+ * @brief `fence.mbarrier_init.release.cluster`: make this thread's
+ *        mbarrier.init visible to the whole cluster (peers arriving, TMA
+ *        completing on it). Follow it with a cluster barrier before any
+ *        peer may use the barriers.
+ */
+__device__ __forceinline__ void fence_mbar_init()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/**
+ * @brief Arrive on the barrier at @p bar's offset in the shared memory of
+ *        block @p rank of the cluster (this block's own rank included).
+ *
+ * `mapa` turns the local address into that block's; the arrive has
+ * release semantics at cluster scope, so this thread's earlier memory
+ * accesses (and those ordered before them, e.g. by __syncwarp() in its
+ * warp) happen before whatever the waiter does after its acquire.
+ */
+__device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, unsigned rank)
+{
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+                 : "memory");
+}
+
+/**
+ * @brief A reader's release: arrive on the barrier at @p bar's offset in
+ *        block @p rank, with release at CTA scope only (the PTX default).
+ *
+ * For consumers that only read the stage: their reads are done (their
+ * values are in registers) and nothing they wrote must become visible to
+ * the other block, so the cluster-scope release of mbar_arrive_cluster(),
+ * which costs a memory barrier (MEMBAR) per arrival, buys nothing. This is
+ * what CUTLASS's cluster pipelines do for their consumer releases.
+ */
+__device__ __forceinline__ void mbar_arrive_cluster_reader(uint64_t *bar, unsigned rank)
+{
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+
+/**
+ * @brief Wait until the phase of parity @p parity of this block's barrier
+ *        @p bar has completed (acquire at cluster scope: what the arriving
+ *        threads of any block of the cluster wrote before arriving, and what
+ *        TMA delivered, is visible after it).
+ */
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/**
+ * @brief As mbar_wait(), with the default acquire at CTA scope. Enough
+ *        where what the wait must make visible was delivered by TMA into
+ *        this block's own shared memory (complete_tx makes it visible to
+ *        the threads that observe the phase), or where the waiter only
+ *        issues TMA copies afterwards; cheaper than a cluster-scope acquire.
+ */
+__device__ __forceinline__ void mbar_wait_cta(uint64_t *bar, unsigned parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/**
+ * @brief Arrive on this block's barrier @p bar and tell it to expect
+ *        @p bytes more from asynchronous copies (`mbarrier.arrive.expect_tx`):
+ *        its phase completes only when they have landed as well.
+ */
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(
+                     smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+
+/**
+ * @brief TMA: copy the box at element coordinates (@p x, @p y) of the 2-D
+ *        tensor described by @p map into this block's shared memory at
+ *        @p dst; the bytes complete_tx on @p bar.
+ *
+ * Out-of-range parts of the box are filled with zeros (and still count as
+ * bytes delivered), which handles the tile tails of any M, N, K.
+ */
+__device__ __forceinline__ void tma_load_2d(void *dst, const void *map, int x, int y, uint64_t *bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(dst)),
+                 "l"(map), "r"(x), "r"(y), "r"(smem_addr(bar))
+                 : "memory");
+}
+
+/**
+ * @brief TMA multicast: as tma_load_2d(), but the box lands at the same
+ *        shared-memory offset in every block of the cluster whose bit is set
+ *        in @p mask (bit i = cluster rank i), and completes_tx on the barrier
+ *        at @p bar's offset in each of them.
+ */
+__device__ __forceinline__ void tma_load_2d_multicast(void *dst, const void *map, int x, int y,
+                                                      uint64_t *bar, uint16_t mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+                 "l"(map), "r"(x), "r"(y), "r"(smem_addr(bar)), "h"(mask)
+                 : "memory");
+}
+#endif /* HOPPER_DEVICE_CODE */
+#endif

@@ -1,0 +1,73 @@
+/**
+ * @file tma.c
+ * @brief Tensor maps through the runtime's driver entry point (see tma.h).
+ */
+#include "tma.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled_v12000 */
+#include <cuda_runtime_api.h>
+
+/* cuTensorMapEncodeTiled from the driver, looked up once. Asking for the
+ * 12.0 version of the symbol pins the signature the typedef describes. */
+static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(void)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn;
+    if (fn == NULL) {
+        enum cudaDriverEntryPointQueryResult q;
+        void *p = NULL;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            memcpy(&fn, &p, sizeof fn); /* ISO C has no object-to-function pointer cast */
+    }
+    return fn;
+}
+
+int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+               uint32_t box_rows, uint32_t box_cols, int swizzle128, char *why, size_t whylen)
+{
+    const cuuint64_t dims[2] = {cols, rows}; /* innermost (contiguous) dimension first */
+    const cuuint64_t strides[1] = {row_bytes};
+    const cuuint32_t box[2] = {box_cols, box_rows};
+    const cuuint32_t steps[2] = {1, 1};
+    PFN_cuTensorMapEncodeTiled_v12000 fn = encode_tiled();
+    CUresult r;
+    char dummy[8];
+    if (why == NULL) {
+        why = dummy;
+        whylen = sizeof dummy;
+    }
+    if ((uintptr_t)base % 16 != 0) {
+        snprintf(why, whylen, "the matrix does not start at a multiple of 16 bytes");
+        return 1;
+    }
+    if (row_bytes % 16 != 0 || row_bytes < cols * sizeof(float)) {
+        snprintf(why, whylen, "its row stride (%llu bytes) is not a multiple of 16 bytes (a row of %llu floats)",
+                 (unsigned long long)row_bytes, (unsigned long long)cols);
+        return 1;
+    }
+    if (box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256 || box_cols * sizeof(float) % 16 != 0) {
+        snprintf(why, whylen, "a box of %u x %u floats: each side must be 1..256 and a box row a multiple of 16 bytes",
+                 box_rows, box_cols);
+        return 1;
+    }
+    if (swizzle128 && box_cols * sizeof(float) > 128) {
+        snprintf(why, whylen, "a box row of %u bytes is wider than the 128-byte swizzle", box_cols * 4);
+        return 1;
+    }
+    if (fn == NULL) {
+        snprintf(why, whylen, "cuTensorMapEncodeTiled is not available from this driver");
+        return 1;
+    }
+    r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, steps,
+           CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, whylen, "cuTensorMapEncodeTiled returned error %d", (int)r);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,49 @@
+/**
+ * @file tma.h
+ * @brief Tensor maps for the Tensor Memory Accelerator (chapter 07), made
+ *        on the host with the driver's cuTensorMapEncodeTiled, which is
+ *        reached through cudaGetDriverEntryPointByVersion(): no -lcuda.
+ *
+ * A tensor map describes a 2-D row-major FP32 matrix in global memory and
+ * the box (tile) one TMA copy moves. The hardware's rules, checked here
+ * with a message that names the one broken: the base address and the row
+ * stride are multiples of 16 bytes, each box side is 1..256 elements, and
+ * with the 128-byte swizzle a box row is at most 128 bytes.
+ */
+#ifndef TUTORIAL_TMA_H
+#define TUTORIAL_TMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h> /* CUtensorMap and its enums only; the function comes from the runtime */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Describe @p rows x @p cols floats at @p base, @p row_bytes apart,
+ *        copied in boxes of @p box_rows x @p box_cols.
+ *
+ * Box parts outside rows x cols are filled with zeros by the hardware,
+ * so the tails of a matrix need no code in the kernel.
+ * @param map        receives the tensor map
+ * @param base       the matrix's first element (16-byte aligned)
+ * @param rows, cols its size in elements
+ * @param row_bytes  distance between rows in bytes (a multiple of 16)
+ * @param box_rows, box_cols  the box one copy moves (1..256 each)
+ * @param swizzle128  1: CU_TENSOR_MAP_SWIZZLE_128B (16-byte chunk j of box
+ *                    row r lands at chunk j ^ (r % 8)); 0: no swizzle
+ * @param why         receives the reason on failure (may be NULL)
+ * @param whylen      size of @p why
+ * @return 0 on success; 1 when a rule is broken or the driver refuses
+ */
+int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+               uint32_t box_rows, uint32_t box_cols, int swizzle128, char *why, size_t whylen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
