@@ -292,27 +292,6 @@ cudaError_t launch_exchange(const exchange_args *a, cudaStream_t stream)
 
 /* ------------------------------------------------------------- ping-pong */
 
-#if HOPPER_DEVICE_CODE
-/**
- * @brief `st.relaxed.cluster` of @p v into the int at @p p's offset in block
- *        @p rank's shared memory. Relaxed: the counter publishes no other
- *        data, so no fence is needed, and the time is the flag's alone.
- */
-__device__ __forceinline__ void store_peer(int *p, unsigned rank, int v)
-{
-    uint32_t remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(p)), "r"(rank));
-    asm volatile("st.relaxed.cluster.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(v) : "memory");
-}
-
-/** @brief `ld.relaxed.cluster` of an int in this block's shared memory. */
-__device__ __forceinline__ int load_local(const int *p)
-{
-    int v;
-    asm volatile("ld.relaxed.cluster.shared::cta.u32 %0, [%1];" : "=r"(v) : "r"(smem_addr(p)) : "memory");
-    return v;
-}
-#endif
 
 /**
  * @brief One cluster of 2 blocks; thread 0 of each passes a counter back and
@@ -328,21 +307,24 @@ __global__ void pingpong_dsmem(int iters, int *seen)
     const unsigned rank = cluster.block_rank();
     if (threadIdx.x == 0) box = 0;
     cluster.sync();
+    int *peer_box = cluster.map_shared_rank(&box, rank ^ 1);
     if (threadIdx.x == 0) {
+        /* Relaxed atomics: the counter publishes no other data, so no fence
+         * is needed and the time is the flag's alone. */
         for (int i = 1; i <= iters; ++i) {
-            if (rank == 0) store_peer(&box, 1, i); /* ping */
-            while (load_local(&box) != i) {
+            if (rank == 0) atomicExch(peer_box, i); /* ping: into the peer's shared memory */
+            while (atomicOr(&box, 0) != i) {        /* spin on our own */
             }
-            if (rank == 1) store_peer(&box, 0, i); /* pong */
+            if (rank == 1) atomicExch(peer_box, i); /* pong */
         }
-        seen[rank] = box;
+        seen[rank] = atomicOr(&box, 0);
     }
     cluster.sync();
 #endif
 }
 //! [pingpong_dsmem]
 
-/** @brief The same through two flags in global memory (relaxed device-scope atomics). */
+/** @brief The same through two flags in global memory (relaxed atomics, device scope). */
 //! [pingpong_global]
 __global__ void pingpong_global(int iters, int *seen, int *flags)
 {
@@ -350,12 +332,12 @@ __global__ void pingpong_global(int iters, int *seen, int *flags)
     const int rank = blockIdx.x;
     cuda::atomic_ref<int, cuda::thread_scope_device> mine(flags[rank]), theirs(flags[rank ^ 1]);
     for (int i = 1; i <= iters; ++i) {
-        if (rank == 0) theirs.store(i, cuda::memory_order_relaxed);
-        while (mine.load(cuda::memory_order_relaxed) != i) {
+        if (rank == 0) theirs.exchange(i, cuda::memory_order_relaxed);
+        while (mine.fetch_or(0, cuda::memory_order_relaxed) != i) {
         }
-        if (rank == 1) theirs.store(i, cuda::memory_order_relaxed);
+        if (rank == 1) theirs.exchange(i, cuda::memory_order_relaxed);
     }
-    seen[rank] = mine.load(cuda::memory_order_relaxed);
+    seen[rank] = mine.fetch_or(0, cuda::memory_order_relaxed);
 }
 //! [pingpong_global]
 

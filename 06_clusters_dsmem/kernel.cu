@@ -18,7 +18,7 @@
  * producers of every block of the cluster, so "stage s is full" must count
  * their arrivals from across the cluster, and "stage s is free" must wait
  * for the consumers of every block that the producers write to. Each block
- * therefore holds a full and an empty mbarrier per stage, and warps arrive
+ * therefore holds a full and an empty mbarrier per stage, and threads arrive
  * on the barriers of all blocks of the cluster (common/cluster.cuh); a
  * `cuda::pipeline` only spans one block. The producers load through
  * registers (a thread cannot `cp.async` into another block's shared
@@ -64,7 +64,6 @@ namespace cg = cooperative_groups;
 #include "../common/gemm_async.cuh"    /* stage_a(), stage_b() */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define CONSUMER_WARPS (CONSUMER_THREADS / 32) /**< warps that compute */
 #define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that load */
 #define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
 #define A_ROWS (BM / CLUSTER) /**< rows of each A tile that one block loads for the cluster */
@@ -134,19 +133,18 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
 {
 #if HOPPER_DEVICE_CODE
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), as chapter 03 */
-    __shared__ uint64_t full[STAGES];  /* stage s holds tile t: every producer warp of the cluster arrived */
-    __shared__ uint64_t empty[STAGES]; /* stage s may be refilled: every consumer warp of the cluster arrived */
+    __shared__ uint64_t full[STAGES];  /* stage s holds tile t: every producer of the cluster arrived */
+    __shared__ uint64_t empty[STAGES]; /* stage s may be refilled: every consumer of the cluster arrived */
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank(); /* = blockIdx.x % CLUSTER: cluster along x */
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int tiles = (K + BK - 1) / BK;
-    const int lane = threadIdx.x % 32;
 
     //! [init]
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], CLUSTER * PRODUCER_WARPS);
-            mbar_init(&empty[s], CLUSTER * CONSUMER_WARPS);
+            mbar_init(&full[s], CLUSTER * PRODUCER_THREADS);
+            mbar_init(&empty[s], CLUSTER * CONSUMER_THREADS);
         }
         fence_mbar_init();
     }
@@ -176,11 +174,9 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
                 const int e = threadIdx.x + l * PRODUCER_THREADS;
                 *reinterpret_cast<float4 *>(&stage_b(smem, s)[e / (BN / 4)][(e % (BN / 4)) * 4]) = b_tile[l];
             }
-            /* One arrival per warp on stage s's full barrier in every block
-             * (release: the warp's stores, ordered by __syncwarp, come first). */
-            __syncwarp();
-            if (lane == 0)
-                for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
+            /* Each producer thread arrives on stage s's full barrier in every
+             * block; the release orders its stores (local and remote) first. */
+            for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
             if (t + 1 < tiles)
                 load_tiles(a_part, b_tile, A, B, M, N, K, m0 + rank * A_ROWS, n0, (t + 1) * BK, a_vec, b_vec);
         }
@@ -195,17 +191,15 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             mbar_wait(&full[s], (t / STAGES) & 1); /* A parts from every block, and B, landed */
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             /* Release stage s to every block's producers (they all write into
-             * it). The warp only read the stage, so a reader's arrive without a
-             * cluster-scope fence is enough (CLUSTER_RELEASE=1 shows its cost). */
-            __syncwarp();
-            if (lane == 0)
-                for (int q = 0; q < CLUSTER; ++q) {
+             * it). This thread only read the stage, so a reader's arrive without
+             * a cluster-scope fence is enough (CLUSTER_RELEASE=1 shows its cost). */
+            for (int q = 0; q < CLUSTER; ++q) {
 #if CLUSTER_RELEASE
-                    mbar_arrive_cluster(&empty[s], q);
+                mbar_arrive_cluster(&empty[s], q);
 #else
-                    mbar_arrive_cluster_reader(&empty[s], q);
+                mbar_arrive_cluster_reader(&empty[s], q);
 #endif
-                }
+            }
         }
         store_tile(C, acc, m0, n0, M, N, tx, ty);
         //! [consumer]

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
         {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},
         {"rounds", "rounds of the block-to-block exchange", 1, 1000000, 1000},
         {"pings", "round trips of the ping-pong", 1, 10000000, 10000},
+        {"bad-cluster-grid", "launch 6 blocks in clusters of 4 (the pitfall: refused, exit 4)", 0, 0, 0},
     };
     const gemm_chapter chapter = {
         "06_clusters_dsmem", "Chapter 06: thread block clusters and distributed shared memory", 9, 0,

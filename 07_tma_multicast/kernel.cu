@@ -64,7 +64,6 @@ namespace cg = cooperative_groups;
 #include "../common/tma.h"           /* tma_map_2d(): tensor maps on the host */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define CONSUMER_WARPS (CONSUMER_THREADS / 32) /**< warps that compute */
 #define TMA_THREADS (32 + CONSUMER_THREADS)    /**< one producer warp (one thread issues), then the consumers */
 #define A_TILE_FLOATS (BM * BK)                /**< As[BM][BK], swizzled */
 #define B_TILE_FLOATS (BK * BN)                /**< Bs[BK][BN] */
@@ -169,7 +168,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1); /* the own producer's arrive.expect_tx; then the bytes */
-            mbar_init(&empty[s], (CM + CN - 1) * CONSUMER_WARPS); /* the row's and column's consumers */
+            mbar_init(&empty[s], (CM + CN - 1) * CONSUMER_THREADS); /* the row's and column's consumers */
         }
         fence_mbar_init(); /* visible to the copy engine and to the cluster */
     }
@@ -214,12 +213,9 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
             compute_tile_rows(acc, As, reinterpret_cast<const float(*)[BN]>(As + A_TILE_FLOATS), tx, ty);
             /* Release stage s in every block whose producer writes into ours:
              * the blocks of this row (A) and of this column (B). */
-            __syncwarp();
-            if (lane == 0) {
-                for (int j = 0; j < CN; ++j) release_stage(&empty[s], cy * CN + j);
-                for (int j = 0; j < CM; ++j)
-                    if (j != (int)cy) release_stage(&empty[s], j * CN + cx);
-            }
+            for (int j = 0; j < CN; ++j) release_stage(&empty[s], cy * CN + j);
+            for (int j = 0; j < CM; ++j)
+                if (j != (int)cy) release_stage(&empty[s], j * CN + cx);
         }
         store_tile(C, acc, m0, n0, M, N, tx, ty);
         //! [consumer]
