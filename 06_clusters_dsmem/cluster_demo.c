@@ -294,7 +294,7 @@ static int pingpong_section(chapter_env *env)
     for (i = 0; i < 2; ++i) {
         p.a.dsmem = i == 0;
         run_checked(env, i == 0 ? "pingpong_dsmem" : "pingpong_global",
-                    i == 0 ? "relaxed atomics, shared memory (DSMEM)" : "relaxed atomics, global memory", run_pingpong,
+                    i == 0 ? "relaxed atomics in DSMEM" : "relaxed atomics in global memory", run_pingpong,
                     &p, poison_seen, check_pingpong, &p, &rows[i]);
         ok &= strcmp(rows[i].verified, "NO") != 0;
     }
