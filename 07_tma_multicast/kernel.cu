@@ -45,7 +45,7 @@ namespace cg = cooperative_groups;
 
 #define BM 128 /**< rows of C per block (as chapters 01-06) */
 #define BN 128 /**< columns of C per block (as chapters 01-06) */
-#define BK 32  /**< K per tile: an A tile row is 128 bytes, the 128-byte swizzle's span */
+#define BK 32  /**< K per tile (a row-major A tile row is 128 bytes, the 128-byte swizzle's span) */
 #ifndef STAGES
 #define STAGES 4 /**< tiles the ring holds */
 #endif
@@ -55,31 +55,40 @@ namespace cg = cooperative_groups;
 #ifndef CLUSTER_N
 #define CLUSTER_N 1 /**< multicast kernel: blocks per cluster along N (they share A tiles) */
 #endif
+#ifndef TRANSPOSE_A
+#define TRANSPOSE_A 1 /**< 1: TMA reads a transposed copy of A (As[k][m], chapter 01's layout); 0: A as it is, swizzled */
+#endif
 #ifndef CLUSTER_RELEASE
 #define CLUSTER_RELEASE 0 /**< 1: consumers release stages with a cluster-scope fence (shows its cost) */
 #endif
 
 #include "../common/cluster.cuh"      /* mbarriers, TMA copies */
-#include "../common/gemm_blocked.cuh" /* TM, TN, store_tile() */
+#include "../common/gemm_blocked.cuh" /* TM, TN, compute_tile(), store_tile() */
 #include "../common/tma.h"           /* tma_map_2d(): tensor maps on the host */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
 #define TMA_THREADS (32 + CONSUMER_THREADS)    /**< one producer warp (one thread issues), then the consumers */
-#define A_TILE_FLOATS (BM * BK)                /**< As[BM][BK], swizzled */
+#if TRANSPOSE_A
+#define A_TILE_FLOATS (BK * (BM + A_PAD)) /**< As[BK][BM + A_PAD], as chapters 01-06 */
+#else
+#define A_TILE_FLOATS (BM * BK) /**< As[BM][BK], swizzled */
+#endif
 #define B_TILE_FLOATS (BK * BN)                /**< Bs[BK][BN] */
-#define TMA_STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage: 32 KB, a multiple of 1024 B */
+#define TMA_STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage; a multiple of 128 B (of 1024 B when swizzled) */
 #define TMA_SMEM ((size_t)STAGES * TMA_STAGE_FLOATS * sizeof(float) + 1024) /**< + room to align to 1024 B */
 /* Registers: the 9 warps are spread over the SM's four schedulers, each
  * with 16384 registers, so one of them holds 3 warps: 168 registers per
  * thread at most (ptxas derives this from __launch_bounds__). */
 static_assert(STAGES >= 2 && STAGES <= 6, "STAGES must be 2..6 (227 KB of shared memory)");
-static_assert(CLUSTER_M * CLUSTER_N <= 8 && BM % (8 * CLUSTER_N) == 0 && BK % CLUSTER_M == 0,
-              "a cluster of at most 8 whose A slices are whole 8-row swizzle blocks");
+static_assert(CLUSTER_M * CLUSTER_N <= 8 && BM % (8 * CLUSTER_N) == 0 && BK % CLUSTER_M == 0 &&
+                  BK % CLUSTER_N == 0,
+              "a cluster of at most 8 that splits the tiles evenly (swizzled A: in whole 8-row blocks)");
 
 extern "C" const char gemm_tma_knobs[] =
-    "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1 CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
+    "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1 TRANSPOSE_A=" STR(TRANSPOSE_A)
+    " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
 extern "C" const char gemm_tma_multicast_knobs[] = "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(
-    CLUSTER_M) "x" STR(CLUSTER_N) " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
+    CLUSTER_M) "x" STR(CLUSTER_N) " TRANSPOSE_A=" STR(TRANSPOSE_A) " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
 
 /**
  * @brief A consumer's release of a stage to block @p rank: a reader's
@@ -95,6 +104,11 @@ __device__ __forceinline__ void release_stage(uint64_t *bar, unsigned rank)
 #endif
 }
 extern "C" const int ch07_built_arch = BUILT_ARCH;
+#if TRANSPOSE_A
+extern "C" const char tma_staging_a_what[] = "A_transposed";
+#else
+extern "C" const char tma_staging_a_what[] = "A_padded";
+#endif
 
 /**
  * @brief Chapter 01's compute step for an A tile stored row by row
@@ -183,17 +197,29 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
             uint16_t row_mask = 0, col_mask = 0;
             for (int j = 0; j < CN; ++j) row_mask |= (uint16_t)(1u << (cy * CN + j));
             for (int j = 0; j < CM; ++j) col_mask |= (uint16_t)(1u << (j * CN + cx));
-            const int a_row = m0 + cx * (BM / CN), b_row = cy * (BK / CM);
+#if TRANSPOSE_A
+            /* A^T's tile is BK rows (k) of BM + A_PAD floats (m; the last A_PAD
+             * belong to the next tile or lie outside, and land in the padding). */
+            const int a_row = cx * (BK / CN), a_off = a_row * (BM + A_PAD);
+#else
+            const int a_row = cx * (BM / CN), a_off = a_row * BK;
+#endif
+            const int b_row = cy * (BK / CM);
             for (int t = 0; t < tiles; ++t) {
                 const int s = t % STAGES;
                 float *As = smem + s * TMA_STAGE_FLOATS, *Bs = As + A_TILE_FLOATS;
                 mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1);
                 /* The whole stage arrives here: own slices and the peers'. */
                 mbar_arrive_expect_tx(&full[s], TMA_STAGE_FLOATS * sizeof(float));
+#if TRANSPOSE_A
+                const int ax = m0, ay = t * BK + a_row; /* element (column, row) of A^T */
+#else
+                const int ax = t * BK, ay = m0 + a_row; /* element (column, row) of A */
+#endif
                 if (CN > 1)
-                    tma_load_2d_multicast(As + cx * (BM / CN) * BK, &map_a, t * BK, a_row, &full[s], row_mask);
+                    tma_load_2d_multicast(As + a_off, &map_a, ax, ay, &full[s], row_mask);
                 else
-                    tma_load_2d(As, &map_a, t * BK, a_row, &full[s]);
+                    tma_load_2d(As, &map_a, ax, ay, &full[s]);
                 if (CM > 1)
                     tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
                 else
@@ -210,7 +236,12 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
             const int s = t % STAGES;
             const float *As = smem + s * TMA_STAGE_FLOATS;
             mbar_wait_cta(&full[s], (t / STAGES) & 1);
+#if TRANSPOSE_A
+            compute_tile(acc, reinterpret_cast<const float(*)[BM + A_PAD]>(As),
+                         reinterpret_cast<const float(*)[BN]>(As + A_TILE_FLOATS), tx, ty);
+#else
             compute_tile_rows(acc, As, reinterpret_cast<const float(*)[BN]>(As + A_TILE_FLOATS), tx, ty);
+#endif
             /* Release stage s in every block whose producer writes into ours:
              * the blocks of this row (A) and of this column (B). */
             for (int j = 0; j < CN; ++j) release_stage(&empty[s], cy * CN + j);
@@ -230,7 +261,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
 
 /* ------------------------------------------------------------------- host */
 
-/** @brief Padded copies of A and B for shapes a tensor map cannot describe (K or N not a multiple of 4). */
+/** @brief A^T (or A padded) and B padded, for what a tensor map cannot read as it is. */
 typedef struct {
     float *a;       /**< A with rows padded to 16 bytes */
     float *b;       /**< B likewise */
@@ -250,30 +281,71 @@ static cudaError_t reserve(float **p, size_t *have, size_t bytes)
     return err;
 }
 
+/**
+ * @brief A^T, with rows padded to @p mp floats: At[k][m] = A[m][k]. Through
+ *        a 32 x 32 tile in shared memory, so both the reads of A and the
+ *        writes of At are coalesced (the +1 column avoids bank conflicts).
+ */
+__global__ void transpose_pad(const float *__restrict__ A, int M, int K, float *__restrict__ At, int mp)
+{
+    __shared__ float t[32][33];
+    const int k = blockIdx.x * 32 + threadIdx.x;
+    for (int j = threadIdx.y; j < 32; j += 8) {
+        const int m = blockIdx.y * 32 + j;
+        if (m < M && k < K) t[j][threadIdx.x] = A[(size_t)m * K + k];
+    }
+    __syncthreads();
+    const int m = blockIdx.y * 32 + threadIdx.x;
+    for (int j = threadIdx.y; j < 32; j += 8) {
+        const int kk = blockIdx.x * 32 + j;
+        if (kk < K && m < M) At[(size_t)kk * mp + m] = t[threadIdx.x][j];
+    }
+}
+
 //! [staging]
 extern "C" int tma_needs_staging(int N, int K, const float *A, const float *B)
 {
-    return K % 4 != 0 || N % 4 != 0 || (uintptr_t)A % 16 != 0 || (uintptr_t)B % 16 != 0;
+    const int a = TRANSPOSE_A || K % 4 != 0 || (uintptr_t)A % 16 != 0;
+    const int b = N % 4 != 0 || (uintptr_t)B % 16 != 0;
+    return a | b << 1;
 }
 
 extern "C" cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, const float **Ap,
                                  const float **Bp, size_t *lda, size_t *ldb, cudaStream_t stream)
 {
-    /* Rows padded to a multiple of 4 floats (16 bytes); the tensor map
-     * still says K (N) columns, so the padding is never read. */
-    const size_t kp = (K + 3) / 4 * 4, np = (N + 3) / 4 * 4;
+    /* Rows padded to a multiple of 4 floats (16 bytes); the tensor maps
+     * still give the real sizes, so the padding is never read. */
+    const int need = tma_needs_staging(N, K, A, B);
+    const size_t np = (N + 3) / 4 * 4;
     cudaError_t err;
-    if ((err = reserve(&stage_buf.a, &stage_buf.a_bytes, (size_t)M * kp * sizeof(float))) != cudaSuccess ||
-        (err = reserve(&stage_buf.b, &stage_buf.b_bytes, (size_t)K * np * sizeof(float))) != cudaSuccess ||
-        (err = cudaMemcpy2DAsync(stage_buf.a, kp * sizeof(float), A, (size_t)K * sizeof(float),
-                                 (size_t)K * sizeof(float), M, cudaMemcpyDeviceToDevice, stream)) != cudaSuccess ||
-        (err = cudaMemcpy2DAsync(stage_buf.b, np * sizeof(float), B, (size_t)N * sizeof(float),
-                                 (size_t)N * sizeof(float), K, cudaMemcpyDeviceToDevice, stream)) != cudaSuccess)
-        return err;
-    *Ap = stage_buf.a;
-    *Bp = stage_buf.b;
-    *lda = kp * sizeof(float);
-    *ldb = np * sizeof(float);
+    if (need & 1) {
+#if TRANSPOSE_A
+        /* TMA copies boxes as they lie in memory and cannot transpose: give it A^T. */
+        const size_t mp = (M + 3) / 4 * 4;
+        if ((err = reserve(&stage_buf.a, &stage_buf.a_bytes, (size_t)K * mp * sizeof(float))) != cudaSuccess)
+            return err;
+        transpose_pad<<<dim3((K + 31) / 32, (M + 31) / 32), dim3(32, 8), 0, stream>>>(A, M, K, stage_buf.a,
+                                                                                      (int)mp);
+        if ((err = cudaGetLastError()) != cudaSuccess) return err;
+        *lda = mp * sizeof(float);
+#else
+        const size_t kp = (K + 3) / 4 * 4;
+        if ((err = reserve(&stage_buf.a, &stage_buf.a_bytes, (size_t)M * kp * sizeof(float))) != cudaSuccess ||
+            (err = cudaMemcpy2DAsync(stage_buf.a, kp * sizeof(float), A, (size_t)K * sizeof(float),
+                                     (size_t)K * sizeof(float), M, cudaMemcpyDeviceToDevice, stream)) != cudaSuccess)
+            return err;
+        *lda = kp * sizeof(float);
+#endif
+        *Ap = stage_buf.a;
+    }
+    if (need & 2) {
+        if ((err = reserve(&stage_buf.b, &stage_buf.b_bytes, (size_t)K * np * sizeof(float))) != cudaSuccess ||
+            (err = cudaMemcpy2DAsync(stage_buf.b, np * sizeof(float), B, (size_t)N * sizeof(float),
+                                     (size_t)N * sizeof(float), K, cudaMemcpyDeviceToDevice, stream)) != cudaSuccess)
+            return err;
+        *Bp = stage_buf.b;
+        *ldb = np * sizeof(float);
+    }
     return cudaSuccess;
 }
 //! [staging]
@@ -297,12 +369,18 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
     static bool opted_in = false;
     size_t lda = (size_t)K * sizeof(float), ldb = (size_t)N * sizeof(float);
     cudaError_t err;
+    /* A^T (or padded copies): the staging pass is part of every call. */
     if (tma_needs_staging(N, K, A, B) &&
         (err = tma_stage(M, N, K, A, B, &A, &B, &lda, &ldb, stream)) != cudaSuccess)
         return err;
     if (mc->a != A || mc->b != B || mc->M != M || mc->N != N || mc->K != K) {
         char why[160];
-        if (tma_map_2d(&mc->map_a, A, M, K, lda, BM / CN, BK, 1, why, sizeof why) ||
+#if TRANSPOSE_A
+        const int bad_a = tma_map_2d(&mc->map_a, A, K, M, lda, BK / CN, BM + A_PAD, 0, why, sizeof why);
+#else
+        const int bad_a = tma_map_2d(&mc->map_a, A, M, K, lda, BM / CN, BK, 1, why, sizeof why);
+#endif
+        if (bad_a ||
             tma_map_2d(&mc->map_b, B, K, N, ldb, BK / CM, BN, 0, why, sizeof why)) {
             fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);
             mc->a = NULL;

@@ -21,19 +21,25 @@ cudaError_t launch_gemm_tma(int M, int N, int K, const float *A, const float *B,
 cudaError_t launch_gemm_tma_multicast(int M, int N, int K, const float *A, const float *B, float *C,
                                       cudaStream_t stream);
 
-/** @brief 1 when A or B cannot be described to TMA as they are (K or N not a multiple of 4, or misaligned). */
+/**
+ * @brief What needs a staging pass before TMA can read it: bit 0 A (always
+ *        with TRANSPOSE_A=1: A^T; else when K is not a multiple of 4 or A is
+ *        misaligned), bit 1 B (N not a multiple of 4, or misaligned).
+ */
 int tma_needs_staging(int N, int K, const float *A, const float *B);
 
 /**
- * @brief Copy A and B into buffers whose rows are padded to 16 bytes (the
- *        kernels do this themselves when tma_needs_staging()); the staged
- *        pointers and row strides in bytes come back.
+ * @brief The staging pass the kernels run first when tma_needs_staging():
+ *        A^T (or A with rows padded to 16 bytes) and B with padded rows;
+ *        the pointers and row strides (bytes) of what was staged come back,
+ *        the others are left as they are.
  */
 cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, const float **Ap, const float **Bp,
                       size_t *lda, size_t *ldb, cudaStream_t stream);
 
 extern const char gemm_tma_knobs[];           /**< "... STAGES=... CLUSTER=1x1" */
 extern const char gemm_tma_multicast_knobs[]; /**< "... STAGES=... CLUSTER=MxN" */
+extern const char tma_staging_a_what[]; /**< "A_transposed" or "A_padded": what staging does to A */
 extern const int ch07_built_arch;             /**< the architecture the kernels were compiled for, e.g. 900 */
 
 /** @brief When the shape needs staging, time the staging copy alone and report it; returns an exit code. */
