@@ -11,6 +11,8 @@
 # so every kernel is launched exactly once, in that order, and the n-th
 # profiled launch is the n-th name. PROFILE_VARIANTS (knob settings) add the
 # chapter's BENCH_KERNEL built that way, labelled "kernel[KNOB=value]".
+# PROFILE_SKIP (a regex) names helper kernels a launch runs besides the
+# profiled one (chapter 07's transpose), which are left out.
 # Clocks are left as they are (--clock-control none), like the benchmark's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,23 +62,25 @@ new=$(mktemp)
 trap 'rm -f "$new"' EXIT
 
 profile_run() { # chapter program kernels labels: one launch per kernel, metrics into $new
-    local ch=$1 prog=$2 kernels=$3 labels=$4 raw
+    local ch=$1 prog=$2 kernels=$3 labels=$4 raw skip
+    # launches that are not one of the kernels (chapter 07's staging pass) are left out
+    skip=$(make -s --no-print-directory -C "$ch" print-PROFILE_SKIP)
     raw="tests/build/logs/ncu-$ch-$(echo "$labels" | tr -c 'A-Za-z0-9_.-' '_').csv"
     "$NCU" --clock-control none --metrics "$metrics" --csv --page raw \
         "$prog" --only "$kernels" --no-verify --reps 1 --warmup 0 >"$raw" 2>"$raw.err"
     # ncu --page raw --csv: a header row of metric names, a row of units, one row per launch.
-    python3 - "$raw" "$gpu" "$commit" "$ch" "$labels" "$metrics" >>"$new" <<'PY'
-import csv, sys
-raw, gpu, commit, chapter, labels, metrics = sys.argv[1:]
+    python3 - "$raw" "$gpu" "$commit" "$ch" "$labels" "$metrics" "$skip" >>"$new" <<'PY'
+import csv, re, sys
+raw, gpu, commit, chapter, labels, metrics, skip = sys.argv[1:]
 rows = [r for r in csv.reader(open(raw)) if r and (r[0] == "ID" or r[0].isdigit() or r[0] == "")]
 header = next(r for r in rows if r[0] == "ID")
 units = rows[rows.index(header) + 1]
-launches = [r for r in rows if r[0].isdigit()]
+kcol = header.index("Kernel Name")
+launches = [r for r in rows if r[0].isdigit() and not (skip and re.match(skip, r[kcol]))]
 names = labels.split(",")
 if len(launches) != len(names):
     sys.exit(f"{chapter}: {len(launches)} profiled launches for {len(names)} kernels")
 w = csv.writer(sys.stdout, lineterminator="\n")
-kcol = header.index("Kernel Name")
 for name, r in zip(names, launches):
     # the function that really ran (cuBLAS picks its own), without the argument list
     w.writerow([gpu, commit, chapter, name, "kernel", "", r[kcol].split("(")[0].replace(",", " ")])
