@@ -97,7 +97,9 @@ extern "C" const char gemm_tma_multicast_knobs[] = "BM=128 BN=128 BK=32 TM=8 TN=
  */
 __device__ __forceinline__ void release_stage(uint64_t *bar, unsigned rank)
 {
-#if CLUSTER_RELEASE
+#if !HOPPER_DEVICE_CODE
+    (void)bar, (void)rank; /* no clusters before sm_90 (the kernel body is empty there) */
+#elif CLUSTER_RELEASE
     mbar_arrive_cluster(bar, rank);
 #else
     mbar_arrive_cluster_reader(bar, rank);

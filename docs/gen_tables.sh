@@ -10,7 +10,7 @@
 # "speedup" is over the row above when both have the same size; speedup=no
 # leaves the column out (for sweeps, which are not a progression).
 # unique=kernel keeps only the first row of each kernel name (its own
-# chapter's), and exclude=NAME drops a kernel: together they make the
+# chapter's), and exclude=NAME[,NAME...] drops kernels: together they make the
 # one-row-per-step overview.
 #
 # Demonstrations that are not a GEMM (chapters 04 and 05) use demo-table:
@@ -60,7 +60,7 @@ render() { # page -> stdout
             if (fchapter != "" && f[6] != fchapter) continue
             if (fkernel != "" && f[7] != fkernel) continue
             if (fm != "" && f[8] != fm) continue
-            if (fexcl != "" && f[7] == fexcl) continue
+            if (fexcl != "" && index("," fexcl ",", "," f[7] ",") > 0) continue
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
             if (rows == 0) {

@@ -129,6 +129,15 @@ no_gpu_exit_3() { # chapter: with every GPU hidden, ./run must say so and exit 3
     [ $rc -eq 3 ] && echo "$out" | grep -q 'no CUDA device'
 }
 
+old_arch_exit_3() { # chapter: built for sm_80, ./run must say it needs Hopper and exit 3 (no GPU needed)
+    local ch=$1 dir=build/arch-sm_80 out rc
+    make --no-print-directory -C "$ch" ARCH=sm_80 BUILD="$dir" BIN="$dir/run" WERROR=1 || return 1
+    out=$("$ch/$dir/run" 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 3 ] && echo "$out" | grep -q 'need.* Hopper'
+}
+
 bad_option_exit_2() { # chapter args...: exit 2 and a message naming the problem
     local ch=$1 out rc
     shift
@@ -245,6 +254,9 @@ host_tests() {
         t_run "$ch: make chapter-${ch%%_*} points ./run at it" chapter_target "$ch"
         t_run "$ch: --help exits 0" help_exit_0 "$ch"
         t_run "$ch: no GPU -> exit 3 with a message" no_gpu_exit_3 "$ch"
+        if [ "$(mkvar "$ch" HOPPER_ONLY)" = 1 ]; then
+            t_run "$ch: built for sm_80 -> exit 3, needs Hopper" old_arch_exit_3 "$ch"
+        fi
         t_run "$ch: --m -1 -> exit 2" bad_option_exit_2 "$ch" --m -1
         t_run "$ch: --m 0 -> exit 2" bad_option_exit_2 "$ch" --m 0
         t_run "$ch: --k abc -> exit 2" bad_option_exit_2 "$ch" --k abc
