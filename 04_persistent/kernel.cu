@@ -49,6 +49,9 @@
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1 /**< blocks per SM the register budget must allow */
 #endif
+#ifndef RESIDUAL
+#define RESIDUAL 0 /**< 1: the epilogue adds a residual, C = A*B + R: it loads R before it stores */
+#endif
 
 #include "../common/gemm_blocked.cuh"
 #include "../common/gemm_async.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
@@ -72,7 +75,58 @@ static_assert(GROUP >= 1, "GROUP must be at least 1");
 extern "C" const char gemm_persistent_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
     " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
-    " STORER_WARPS=" STR(STORER_WARPS) " GROUP=" STR(GROUP);
+    " STORER_WARPS=" STR(STORER_WARPS) " GROUP=" STR(GROUP) " RESIDUAL=" STR(RESIDUAL);
+
+/**
+ * @brief The epilogue: C = acc (+ R with RESIDUAL=1) for the thread's 8 x 8
+ *        block of the tile at (@p m0, @p n0), as store_tile() does.
+ *
+ * A residual epilogue loads before it stores, so a consumer doing it waits
+ * for memory once per tile; plain stores do not make it wait. That is the
+ * difference the storer warps can hide (see the page).
+ */
+__device__ __forceinline__ void epilogue(float *__restrict__ C, const float *__restrict__ R,
+                                         const float acc[TM][TN], int m0, int n0, int M, int N, int tx, int ty)
+{
+#if RESIDUAL
+    const bool vec = rows_aligned16(C, N) && rows_aligned16(R, N);
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + (i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int col = n0 + h * (BN / 2) + tx * 4;
+            const float4 r = load4_or_zero(R, row, col, M, N, vec);
+            store4_guarded(C, row, col, M, N, vec,
+                           make_float4(acc[i][h * 4 + 0] + r.x, acc[i][h * 4 + 1] + r.y,
+                                       acc[i][h * 4 + 2] + r.z, acc[i][h * 4 + 3] + r.w));
+        }
+    }
+#else
+    (void)R;
+    store_tile(C, acc, m0, n0, M, N, tx, ty);
+#endif
+}
+
+/** @brief The storers' epilogue: write the staged tile (+ R with RESIDUAL=1), as write_staged_c(). */
+__device__ __forceinline__ void storer_epilogue(float *__restrict__ C, const float *__restrict__ R,
+                                                const float (*Cs)[BN], int m0, int n0, int M, int N, int tid,
+                                                int nthreads)
+{
+#if RESIDUAL
+    const bool vec = rows_aligned16(C, N) && rows_aligned16(R, N);
+#pragma unroll 4
+    for (int e = tid; e < BM * BN / 4; e += nthreads) {
+        const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
+        const float4 v = *reinterpret_cast<const float4 *>(&Cs[r][c]);
+        const float4 x = load4_or_zero(R, m0 + r, n0 + c, M, N, vec);
+        store4_guarded(C, m0 + r, n0 + c, M, N, vec, make_float4(v.x + x.x, v.y + x.y, v.z + x.z, v.w + x.w));
+    }
+#else
+    (void)R;
+    write_staged_c(C, Cs, m0, n0, M, N, tid, nthreads);
+#endif
+}
 
 /**
  * @brief Row and column of output tile number @p t in the grouped order.
@@ -105,7 +159,7 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 //! [kernel]
 __global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
 gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
-                float *__restrict__ C, int *__restrict__ next_tile)
+                float *__restrict__ C, const float *__restrict__ R, int *__restrict__ next_tile)
 {
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), staged C */
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -137,8 +191,8 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
             if (t < 0) return;
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
-            write_staged_c(C, Cs, tm * BM, tn * BN, M, N, threadIdx.x - PIPE_THREADS,
-                           STORER_THREADS);
+            storer_epilogue(C, R, Cs, tm * BM, tn * BN, M, N, threadIdx.x - PIPE_THREADS,
+                            STORER_THREADS);
             (void)c_empty.arrive(); /* Cs may be overwritten; nothing to wait for here */
         }
     }
@@ -207,7 +261,7 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
 #else
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
-            store_tile(C, acc, tm * BM, tn * BN, M, N, tx, ty);
+            epilogue(C, R, acc, tm * BM, tn * BN, M, N, tx, ty);
 #endif
         }
 #if STORER_WARPS > 0
@@ -224,6 +278,11 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
 /* The tile counter, and the grid size from the occupancy API (both once). */
 static int *tile_counter;
 static int resident_blocks;
+/* RESIDUAL=1: the residual R, M x N. It holds zeros, so C = A*B + R = A*B
+ * and the chapter's verification applies unchanged; the epilogue's loads,
+ * their latency and their traffic are those of any residual. */
+static float *residual;
+static size_t residual_elems;
 
 extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *A, const float *B,
                                               float *C, cudaStream_t stream)
@@ -245,6 +304,14 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
         if (per_sm < 1) return cudaErrorInvalidConfiguration; /* cannot be resident at all */
         resident_blocks = per_sm * sms;
     }
+    if (RESIDUAL && residual_elems < (size_t)M * N) {
+        if (residual != NULL) cudaFree(residual);
+        residual_elems = 0;
+        if ((err = cudaMalloc((void **)&residual, (size_t)M * N * sizeof(float))) != cudaSuccess ||
+            (err = cudaMemset(residual, 0, (size_t)M * N * sizeof(float))) != cudaSuccess)
+            return err;
+        residual_elems = (size_t)M * N;
+    }
     //! [launch]
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     const int grid = tiles < resident_blocks ? tiles : resident_blocks;
@@ -252,7 +319,7 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
      * same stream, so it happens after the previous launch and before this one. */
     err = cudaMemsetAsync(tile_counter, 0, sizeof(int), stream);
     if (err != cudaSuccess) return err;
-    gemm_persistent<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C, tile_counter);
+    gemm_persistent<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C, residual, tile_counter);
     //! [launch]
     return cudaGetLastError();
 }
