@@ -154,6 +154,7 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
  * @param M, N, K    problem size
  * @param A, B       inputs (M x K, K x N, row-major)
  * @param C          output (M x N)
+ * @param R          the residual (M x N) when RESIDUAL=1; unused otherwise
  * @param next_tile  the tile counter; 0 at launch (the launcher resets it)
  */
 //! [kernel]

@@ -75,16 +75,7 @@ cudaError_t launch_cluster_ids_static(int *out, int blocks, cudaStream_t stream)
 static void cluster_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int blocks, int threads,
                            int cluster, cudaStream_t stream)
 {
-    *cfg = cudaLaunchConfig_t{};
-    cfg->gridDim = dim3(blocks);
-    cfg->blockDim = dim3(threads);
-    cfg->stream = stream;
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = cluster;
-    attr->val.clusterDim.y = 1;
-    attr->val.clusterDim.z = 1;
-    cfg->attrs = attr;
-    cfg->numAttrs = 1;
+    cluster_launch_config(cfg, attr, dim3(blocks), dim3(threads), 0, stream, dim3(cluster, 1, 1));
 }
 
 //! [launch_ex]

@@ -234,17 +234,8 @@ static void make_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int 
     const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
     /* The grid must be a multiple of the cluster: round the row of tiles up
      * (the extra blocks load their share of A and store nothing). */
-    *cfg = cudaLaunchConfig_t{};
-    cfg->gridDim = dim3((tiles_n + cluster - 1) / cluster * cluster, tiles_m);
-    cfg->blockDim = dim3(WS_THREADS);
-    cfg->dynamicSmemBytes = cluster_smem;
-    cfg->stream = stream;
-    attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = cluster;
-    attr->val.clusterDim.y = 1;
-    attr->val.clusterDim.z = 1;
-    cfg->attrs = attr;
-    cfg->numAttrs = 1;
+    cluster_launch_config(cfg, attr, dim3((tiles_n + cluster - 1) / cluster * cluster, tiles_m), dim3(WS_THREADS),
+                          cluster_smem, stream, dim3(cluster, 1, 1));
 }
 
 //! [launch]

@@ -12,8 +12,6 @@
  * Needs:           a Hopper GPU (compute capability 9.0) and a build for it (sm_90a).
  * Options:         ./run --help
  */
-#include <stdio.h>
-
 #include "../03_warp_specialized/kernel.h"
 #include "../04_persistent/kernel.h"
 #include "../common/exit_codes.h"
@@ -38,11 +36,6 @@ int main(int argc, char **argv)
         kernels, (int)(sizeof kernels / sizeof kernels[0]), extras, (int)(sizeof extras / sizeof extras[0]),
         cluster_demo, "clusters"};
     /* Clusters and DSMEM exist from sm_90 on: a build for an older GPU has empty kernels. */
-    if (ch06_built_arch < 900) {
-        fprintf(stderr, "06_clusters_dsmem: this build targets compute capability %d.%d; clusters and DSMEM need "
-                        "Hopper (9.0). Rebuild with ARCH=sm_90a on a Hopper GPU.\n",
-                ch06_built_arch / 100, ch06_built_arch % 100 / 10);
-        return EXIT_UNSUPPORTED;
-    }
+    if (!built_for(ch06_built_arch, 900, "06_clusters_dsmem", "clusters and DSMEM")) return EXIT_UNSUPPORTED;
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -399,18 +399,10 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
     /* The grid must be a multiple of the cluster in each dimension; the
      * extra blocks' tiles lie outside C (TMA reads zeros, nothing is stored). */
     const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
-    cudaLaunchConfig_t cfg = {};
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    cfg.gridDim = dim3((tiles_n + CN - 1) / CN * CN, (tiles_m + CM - 1) / CM * CM);
-    cfg.blockDim = dim3(TMA_THREADS);
-    cfg.dynamicSmemBytes = TMA_SMEM;
-    cfg.stream = stream;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = CN;
-    attr.val.clusterDim.y = CM;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cluster_launch_config(&cfg, &attr, dim3((tiles_n + CN - 1) / CN * CN, (tiles_m + CM - 1) / CM * CM),
+                          dim3(TMA_THREADS), TMA_SMEM, stream, dim3(CN, CM, 1));
     err = cudaLaunchKernelEx(&cfg, gemm_tma<CM, CN>, M, N, K, mc->map_a, mc->map_b, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }

@@ -9,8 +9,6 @@
  * Needs:           a Hopper GPU (compute capability 9.0) and a build for it (sm_90a).
  * Options:         ./run --help
  */
-#include <stdio.h>
-
 #include "../06_clusters_dsmem/kernel.h"
 #include "../common/exit_codes.h"
 #include "kernel.h"
@@ -27,11 +25,6 @@ int main(int argc, char **argv)
         "07_tma_multicast", "Chapter 07: the Tensor Memory Accelerator and multicast", 9, 0, kernels,
         (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, staging_demo, "staging"};
     /* TMA exists from sm_90 on: a build for an older GPU has empty kernels. */
-    if (ch07_built_arch < 900) {
-        fprintf(stderr, "07_tma_multicast: this build targets compute capability %d.%d; TMA needs Hopper (9.0). "
-                        "Rebuild with ARCH=sm_90a on a Hopper GPU.\n",
-                ch07_built_arch / 100, ch07_built_arch % 100 / 10);
-        return EXIT_UNSUPPORTED;
-    }
+    if (!built_for(ch07_built_arch, 900, "07_tma_multicast", "TMA")) return EXIT_UNSUPPORTED;
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -47,6 +47,27 @@
 #define BUILT_ARCH 0
 #endif
 
+/**
+ * @brief Fill a cudaLaunchKernelEx() configuration for clusters of
+ *        @p cluster blocks (host code; @p attr must outlive the launch).
+ *        The grid must be a multiple of the cluster in every dimension.
+ */
+static inline void cluster_launch_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, dim3 grid,
+                                         dim3 block, size_t smem, cudaStream_t stream, dim3 cluster)
+{
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = grid;
+    cfg->blockDim = block;
+    cfg->dynamicSmemBytes = smem;
+    cfg->stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = cluster.x;
+    attr->val.clusterDim.y = cluster.y;
+    attr->val.clusterDim.z = cluster.z;
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+}
+
 #if HOPPER_DEVICE_CODE
 /** @brief The 32-bit shared-memory address of a pointer into this block's shared memory. */
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
@@ -109,6 +130,28 @@ __device__ __forceinline__ void mbar_arrive_cluster_reader(uint64_t *bar, unsign
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
+/** @brief One poll of mbarrier.try_wait.parity, at cluster or (default) CTA scope. */
+template <bool Cluster>
+__device__ __forceinline__ uint32_t mbar_try_wait(uint64_t *bar, unsigned parity)
+{
+    uint32_t done;
+    if (Cluster)
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+    else
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "memory");
+    return done;
+}
+
 /**
  * @brief Wait until the phase of parity @p parity of this block's barrier
  *        @p bar has completed (acquire at cluster scope: what the arriving
@@ -117,15 +160,8 @@ __device__ __forceinline__ void mbar_arrive_cluster_reader(uint64_t *bar, unsign
  */
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
 {
-    uint32_t done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(parity)
-                     : "memory");
-    } while (!done);
+    while (!mbar_try_wait<true>(bar, parity)) {
+    }
 }
 
 /**
@@ -137,15 +173,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
  */
 __device__ __forceinline__ void mbar_wait_cta(uint64_t *bar, unsigned parity)
 {
-    uint32_t done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(parity)
-                     : "memory");
-    } while (!done);
+    while (!mbar_try_wait<false>(bar, parity)) {
+    }
 }
 
 /**

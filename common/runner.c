@@ -32,6 +32,16 @@ int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, co
     return -1;
 }
 
+int built_for(int built_arch, int need, const char *chapter, const char *what)
+{
+    if (built_arch >= need) return 1;
+    fprintf(stderr, "%s: this build targets compute capability %d.%d; %s need%s %d.%d (Hopper). Rebuild with "
+                    "ARCH=sm_90a on a Hopper GPU.\n",
+            chapter, built_arch / 100, built_arch % 100 / 10, what, strchr(what, ' ') ? "" : "s", need / 100,
+            need % 100 / 10);
+    return 0;
+}
+
 void chapter_start(chapter_env *e, const char *chapter, const char *title, int min_major,
                    int min_minor)
 {

@@ -44,6 +44,16 @@ int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, co
 void chapter_start(chapter_env *e, const char *chapter, const char *title, int min_major,
                    int min_minor);
 
+/**
+ * @brief 1 when the kernels were compiled for compute capability
+ *        @p need (e.g. 900) or newer; otherwise prints that @p what needs it
+ *        and how to rebuild, and returns 0 (the caller exits 3).
+ * @param built_arch  the kernels' architecture, from nvcc's __CUDA_ARCH_LIST__ (0: unknown)
+ * @param need        the architecture required, e.g. 900
+ * @param chapter     the chapter's name, for the message
+ * @param what        what needs it, e.g. "TMA"
+ */
+int built_for(int built_arch, int need, const char *chapter, const char *what);
 /** @brief One run of the work to time: enqueue it on @p stream, return the launch status. */
 typedef cudaError_t (*run_fn)(void *arg, cudaStream_t stream);
 

@@ -135,7 +135,7 @@ old_arch_exit_3() { # chapter: built for sm_80, ./run must say it needs Hopper a
     out=$("$ch/$dir/run" 2>&1)
     rc=$?
     echo "$out"
-    [ $rc -eq 3 ] && echo "$out" | grep -q 'need.* Hopper'
+    [ $rc -eq 3 ] && echo "$out" | grep -q 'need.*Hopper'
 }
 
 bad_option_exit_2() { # chapter args...: exit 2 and a message naming the problem
