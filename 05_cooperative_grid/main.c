@@ -410,10 +410,5 @@ int main(int argc, char **argv)
     free(s.hx);
     free(s.hy_want);
 
-    if (!env.o.verify) {
-        fprintf(env.out, "\nUNVERIFIED (--no-verify): timings only\n");
-        return EXIT_VERIFIED;
-    }
-    fprintf(env.out, "\n%s\n", ok ? "PASSED" : "FAILED: at least one result was wrong");
-    return ok ? EXIT_VERIFIED : EXIT_VERIFY_FAILED;
+    return chapter_finish(&env, ok);
 }

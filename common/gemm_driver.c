@@ -265,10 +265,5 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
     free(s.hWant);
     free(s.hAbs);
 
-    if (!o->verify) {
-        fprintf(s.out, "\nUNVERIFIED (--no-verify): timings only\n");
-        return EXIT_VERIFIED;
-    }
-    fprintf(s.out, "\n%s\n", all_ok ? "PASSED" : "FAILED: at least one kernel gave wrong results");
-    return all_ok ? EXIT_VERIFIED : EXIT_VERIFY_FAILED;
+    return chapter_finish(&env, all_ok);
 }

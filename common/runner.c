@@ -32,6 +32,16 @@ int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, co
     return -1;
 }
 
+int chapter_finish(const chapter_env *e, int all_ok)
+{
+    if (!e->o.verify) {
+        fprintf(e->out, "\nUNVERIFIED (--no-verify): timings only\n");
+        return EXIT_VERIFIED;
+    }
+    fprintf(e->out, "\n%s\n", all_ok ? "PASSED" : "FAILED: at least one result was wrong");
+    return all_ok ? EXIT_VERIFIED : EXIT_VERIFY_FAILED;
+}
+
 int built_for(int built_arch, int need, const char *chapter, const char *what)
 {
     if (built_arch >= need) return 1;

@@ -96,6 +96,11 @@ void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn,
                  void (*poison)(void *state), check_fn check, void *state, report_row *row);
 
 /**
+ * @brief The run's last line and exit code: "UNVERIFIED" with --no-verify
+ *        (exit 0), else "PASSED" (0) or "FAILED: ..." (1) from @p all_ok.
+ */
+int chapter_finish(const chapter_env *e, int all_ok);
+/**
  * @brief Print @p n rows as CSV (--csv) or JSON (--json) lines with context
  *        e->ctx; the CSV header goes out once per run.
  */
