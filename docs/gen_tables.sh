@@ -70,8 +70,8 @@ render() { # page -> stdout
                 print "|---|---|---|---|---|---|" (fsp ? "---|" : "") "---|"
             }
             sp = (rows == 0 || f[12] + 0 == 0 || prevsize != f[8] "x" f[9] "x" f[10]) ? "-" : sprintf("%.2fx", prev / f[12])
-            printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %.1f | %s |%s %s |\n", \
-                f[7], f[11], f[8], f[9], f[10], f[12], f[13], f[14], f[15], \
+            printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %s | %s |%s %s |\n", \
+                f[7], f[11], f[8], f[9], f[10], f[12], f[13], f[14], (f[15] == "NA" ? "-" : sprintf("%.1f", f[15])), \
                 (f[16] == "NA" ? "-" : sprintf("%.1f%%", f[16])), (fsp ? " " sp " |" : ""), f[17]
             prev = f[12]; prevsize = f[8] "x" f[9] "x" f[10]; rows++
         }
