@@ -46,10 +46,9 @@ int staging_demo(chapter_env *env)
         fprintf(env->out, "tensor maps: TMA reads A and B as they are (K = %d and N = %d are multiples of 4), "
                           "no staging\n\n", s.K, s.N);
     } else {
-        fprintf(env->out, "tensor maps: the TMA kernels first stage%s%s:\n",
-                need & 1 ? (s.K % 4 == 0 ? " A" : " A (K is not a multiple of 4)") : "",
-                need & 2 ? " B (N is not a multiple of 4)" : "");
         snprintf(knobs, sizeof knobs, "%s%s", need & 1 ? tma_staging_a_what : "", need & 2 ? " B_padded" : "");
+        /* A: transposed (TRANSPOSE_A=1) or padded; B: padded, when its rows are not 16-byte multiples. */
+        fprintf(env->out, "tensor maps: the TMA kernels first run a staging pass (%s):\n", knobs);
         /* Nothing to check here: the GEMM rows below verify the staged data. */
         run_checked(env, "tma_staging", knobs, run_stage, &s, NULL, NULL, NULL, &row);
         fprintf(env->out, "  staging alone: %.4f ms median (%.4f min); it is part of the tma rows' times below\n\n",
