@@ -82,51 +82,80 @@ extern "C" const char gemm_persistent_knobs[] =
  *        block of the tile at (@p m0, @p n0), as store_tile() does.
  *
  * A residual epilogue loads before it stores, so a consumer doing it waits
- * for memory once per tile; plain stores do not make it wait. That is the
- * difference the storer warps can hide (see the page).
+ * for memory once per tile; plain stores do not make it wait. The loads go
+ * first, RH rows at a time, so that RH x 2 of them are in flight per wait:
+ * written load-add-store per element instead, each store waits for its own
+ * load and the next load comes after that store (and after a branch of the
+ * bounds checks), so the compiler issues them one round trip apart, 16 per
+ * tile. All 8 rows at once would need 64 more registers than the 128 the
+ * consumers have.
  */
+/** @brief Row, within the tile, of row @p i of thread row @p ty's 8 x 8 block (as store_tile()). */
+__device__ __forceinline__ int block_row(int i, int ty) { return i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4); }
+
+//! [epilogue]
 __device__ __forceinline__ void epilogue(float *__restrict__ C, const float *__restrict__ R,
                                          const float acc[TM][TN], int m0, int n0, int M, int N, int tx, int ty)
 {
 #if RESIDUAL
+    constexpr int RH = 4; /* rows of the thread's block whose R is in flight at once */
     const bool vec = rows_aligned16(C, N) && rows_aligned16(R, N);
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int row = m0 + (i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4));
+    for (int i0 = 0; i0 < TM; i0 += RH) {
+        float4 r[RH][2];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int col = n0 + h * (BN / 2) + tx * 4;
-            const float4 r = load4_or_zero(R, row, col, M, N, vec);
-            store4_guarded(C, row, col, M, N, vec,
-                           make_float4(acc[i][h * 4 + 0] + r.x, acc[i][h * 4 + 1] + r.y,
-                                       acc[i][h * 4 + 2] + r.z, acc[i][h * 4 + 3] + r.w));
-        }
+        for (int i = 0; i < RH; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                r[i][h] = load4_or_zero(R, m0 + block_row(i0 + i, ty), n0 + h * (BN / 2) + tx * 4, M, N, vec);
+#pragma unroll
+        for (int i = 0; i < RH; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const float *a = &acc[i0 + i][h * 4];
+                store4_guarded(C, m0 + block_row(i0 + i, ty), n0 + h * (BN / 2) + tx * 4, M, N, vec,
+                               make_float4(a[0] + r[i][h].x, a[1] + r[i][h].y, a[2] + r[i][h].z,
+                                           a[3] + r[i][h].w));
+            }
     }
 #else
     (void)R;
     store_tile(C, acc, m0, n0, M, N, tx, ty);
 #endif
 }
+//! [epilogue]
 
-/** @brief The storers' epilogue: write the staged tile (+ R with RESIDUAL=1), as write_staged_c(). */
-__device__ __forceinline__ void storer_epilogue(float *__restrict__ C, const float *__restrict__ R,
-                                                const float (*Cs)[BN], int m0, int n0, int M, int N, int tid,
-                                                int nthreads)
+/**
+ * @brief The storers' half of a residual epilogue: start copying R's part
+ *        of the tile at (@p m0, @p n0) into the staged tile @p Cs, one row
+ *        per copy, tracked by @p ready; the consumers then add their
+ *        accumulators to it. Rows that are not whole 16-byte-aligned rows
+ *        of R inside the matrix are read element by element (zeros outside).
+ *
+ * With a `cuda::barrier` as its last argument, `cuda::memcpy_async` makes
+ * the barrier's current phase wait for the copy as well as for the
+ * arrivals. On Hopper each row is one bulk copy (`cp.async.bulk`, done by
+ * the copy engine); on Ampere, 16-byte `cp.async`s issued by this thread.
+ * Either way no register holds the data while it is in flight, so all 128
+ * rows can be on their way at once.
+ */
+//! [prefetch]
+__device__ __forceinline__ void prefetch_residual(float (*Cs)[BN], const float *__restrict__ R, int m0,
+                                                  int n0, int M, int N, int tid, int nthreads,
+                                                  cuda::barrier<cuda::thread_scope_block> &ready)
 {
-#if RESIDUAL
-    const bool vec = rows_aligned16(C, N) && rows_aligned16(R, N);
-#pragma unroll 4
-    for (int e = tid; e < BM * BN / 4; e += nthreads) {
-        const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
-        const float4 v = *reinterpret_cast<const float4 *>(&Cs[r][c]);
-        const float4 x = load4_or_zero(R, m0 + r, n0 + c, M, N, vec);
-        store4_guarded(C, m0 + r, n0 + c, M, N, vec, make_float4(v.x + x.x, v.y + x.y, v.z + x.z, v.w + x.w));
+    const bool whole_rows = rows_aligned16(R, N) && n0 + BN <= N;
+    for (int r = tid; r < BM; r += nthreads) {
+        if (whole_rows && m0 + r < M) {
+            cuda::memcpy_async(&Cs[r][0], &R[(size_t)(m0 + r) * N + n0],
+                               cuda::aligned_size_t<16>(BN * sizeof(float)), ready);
+        } else {
+            for (int c = 0; c < BN; ++c)
+                Cs[r][c] = (m0 + r < M && n0 + c < N) ? R[(size_t)(m0 + r) * N + n0 + c] : 0.0f;
+        }
     }
-#else
-    (void)R;
-    write_staged_c(C, Cs, m0, n0, M, N, tid, nthreads);
-#endif
 }
+//! [prefetch]
 
 /**
  * @brief Row and column of output tile number @p t in the grouped order.
@@ -173,28 +202,38 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
     const int tiles = tiles_m * tiles_n, k_tiles = (K + BK - 1) / BK;
 #if STORER_WARPS > 0
     float(*Cs)[BN] = reinterpret_cast<float(*)[BN]>(smem + STAGES * STAGE_FLOATS);
-    __shared__ int c_tile; /* the tile staged in Cs; -1: no more */
-    /* c_full: "Cs holds tile c_tile"; c_empty: "Cs is written out, reuse it".
-     * Each completes a phase when every consumer and storer has arrived. */
+    __shared__ int c_tile; /* the tile the consumers are on; -1: no more */
+    /* Three hand-offs per tile, each a barrier that completes a phase when
+     * every consumer and storer has arrived:
+     *   c_next:  "c_tile is the tile the consumers just started"
+     *   c_ready: "Cs is free (and holds R's part of the tile, RESIDUAL=1)"
+     *   c_full:  "Cs holds the finished tile" */
 #pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::barrier<cuda::thread_scope_block> c_full, c_empty;
+    __shared__ cuda::barrier<cuda::thread_scope_block> c_next, c_ready, c_full;
 #pragma nv_diag_default static_var_with_dynamic_init
     if (threadIdx.x == 0) {
+        init(&c_next, CONSUMER_THREADS + STORER_THREADS);
+        init(&c_ready, CONSUMER_THREADS + STORER_THREADS);
         init(&c_full, CONSUMER_THREADS + STORER_THREADS);
-        init(&c_empty, CONSUMER_THREADS + STORER_THREADS);
     }
     __syncthreads(); /* the barriers are initialized before anyone uses them */
     //! [storer]
     if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
+        const int sid = threadIdx.x - PIPE_THREADS;
         for (;;) {
-            c_full.arrive_and_wait(); /* the consumers staged a tile (or -1) */
+            c_next.arrive_and_wait(); /* the consumers started a tile (or -1) */
             const int t = c_tile;
             if (t < 0) return;
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
-            storer_epilogue(C, R, Cs, tm * BM, tn * BN, M, N, threadIdx.x - PIPE_THREADS,
-                            STORER_THREADS);
-            (void)c_empty.arrive(); /* Cs may be overwritten; nothing to wait for here */
+#if RESIDUAL
+            /* Fetch R's part while the consumers compute: c_ready's phase
+             * now also waits for these copies. */
+            prefetch_residual(Cs, R, tm * BM, tn * BN, M, N, sid, STORER_THREADS, c_ready);
+#endif
+            (void)c_ready.arrive();  /* nothing to wait for: the consumers wait */
+            c_full.arrive_and_wait(); /* the consumers added their accumulators */
+            write_staged_c(C, Cs, tm * BM, tn * BN, M, N, sid, STORER_THREADS);
         }
     }
     //! [storer]
@@ -237,14 +276,20 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
         //! [consumer]
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
-        int s = 0, done = 0; /* done: tiles finished by this block */
-        for (;; ++done) {
+        int s = 0;
+        for (;;) {
             pipe.consumer_wait();
             const int t = stage_tile[s]; /* published by the stage's commit */
             if (t < 0) {
                 pipe.consumer_release();
                 break;
             }
+#if STORER_WARPS > 0
+            /* Tell the storers which tile this is, so they can fetch its
+             * residual; they have read the last c_tile (c_ready below). */
+            if (ctid == 0) c_tile = t;
+            (void)c_next.arrive();
+#endif
             float acc[TM][TN] = {};
             for (int kt = 0; kt < k_tiles; ++kt) {
                 if (kt > 0) pipe.consumer_wait();
@@ -253,11 +298,11 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
                 s = (s + 1) % STAGES;
             }
 #if STORER_WARPS > 0
-            /* Hand the tile to the storers, once they have written the last
-             * one, and go on with the next tile while they write this one. */
-            if (done > 0) c_empty.arrive_and_wait();
-            stage_c(Cs, acc, tx, ty);
-            if (ctid == 0) c_tile = t;
+            /* Hand the tile over, once the storers have written the last
+             * one (and fetched this one's R), and go on with the next tile
+             * while they write this one. */
+            c_ready.arrive_and_wait();
+            stage_c(Cs, acc, tx, ty, RESIDUAL); /* RESIDUAL=1: Cs += acc */
             (void)c_full.arrive();
 #else
             int tm, tn;
@@ -266,10 +311,9 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
 #endif
         }
 #if STORER_WARPS > 0
-        /* Tell the storers to stop, once they have written the last tile. */
-        if (done > 0) c_empty.arrive_and_wait();
+        /* Tell the storers to stop; they have read the last c_tile. */
         if (ctid == 0) c_tile = -1;
-        (void)c_full.arrive();
+        (void)c_next.arrive();
 #endif
         //! [consumer]
     }

@@ -61,19 +61,23 @@ struct leading_threads {
 /**
  * @brief A consumer's epilogue when a storer writes C: put the thread's
  *        8 x 8 accumulators where store_tile() would put them, but in the
- *        staged tile @p Cs instead of global memory.
+ *        staged tile @p Cs instead of global memory; with @p add, add them
+ *        to what Cs holds (chapter 04's residual, fetched by the storers).
  */
 //! [stage_c]
-__device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN], int tx, int ty)
+__device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN], int tx, int ty,
+                                        bool add = false)
 {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4);
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-            *reinterpret_cast<float4 *>(&Cs[row][h * (BN / 2) + tx * 4]) =
-                make_float4(acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2],
-                            acc[i][h * 4 + 3]);
+        for (int h = 0; h < 2; ++h) {
+            float4 *p = reinterpret_cast<float4 *>(&Cs[row][h * (BN / 2) + tx * 4]);
+            const float4 r = add ? *p : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            *p = make_float4(acc[i][h * 4 + 0] + r.x, acc[i][h * 4 + 1] + r.y,
+                             acc[i][h * 4 + 2] + r.z, acc[i][h * 4 + 3] + r.w);
+        }
     }
 }
 //! [stage_c]

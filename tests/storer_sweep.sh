@@ -2,15 +2,18 @@
 # Where storer warps pay, and where they do not: chapter 04's persistent
 # GEMM with and without storer warps, with its plain epilogue (stores only)
 # and with a residual epilogue (RESIDUAL=1: C = A*B + R, a load before each
-# store), at a long K (4096^3) and at a short one (16384 x 16384 x 32, where
-# the epilogue is a large part of each tile's work). Every run is verified.
+# store), at a long K (4096^3) and at short ones (16384 x 16384 x K for K
+# from 32 to 256, where the epilogue is a large part of each tile's work).
+# Every run is verified.
 #
 #   TUTORIAL_COMMIT=abc123 bash tests/storer_sweep.sh   -> docs/results/<gpu>-storer.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ch=04_persistent
-settings="STORER_WARPS=0 STORER_WARPS=1 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=4"
-shapes="4096x4096x4096 16384x16384x32"
+settings="STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=4"
+# shape:RESIDUAL; the plain epilogue only at the two ends of the K range
+cases="4096x4096x4096:0 16384x16384x32:0 4096x4096x4096:1 16384x16384x32:1 16384x16384x64:1
+16384x16384x128:1 16384x16384x256:1"
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
@@ -31,16 +34,15 @@ for p in "${pids[@]}"; do wait "$p"; done
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.rows"' EXIT
 : >"$tmp.rows"
-for shape in $shapes; do
+for c in $cases; do
+    shape=${c%:*} r=${c#*:}
     IFS=x read -r m n k <<<"$shape"
-    for r in 0 1; do
-        for s in $settings; do
-            b="build/storer-$(echo "$s,RESIDUAL=$r" | tr ',=' '_-')"
-            "$ch/$b/run" --only persistent,cublas --m "$m" --n "$n" --k "$k" --reps 10 --csv >"$tmp" \
-                2>"tests/build/logs/storer-run-$(basename "$b")-$shape.log"
-            tail -n +2 "$tmp" >>"$tmp.rows"
-            echo "$shape RESIDUAL=$r $s: $(grep '^persistent' "tests/build/logs/storer-run-$(basename "$b")-$shape.log" | head -n1 | awk '{for(i=1;i<=NF;i++) if ($i ~ /^[0-9]+\.[0-9]+$/) {print $i " ms"; break}}')"
-        done
+    for s in $settings; do
+        b="build/storer-$(echo "$s,RESIDUAL=$r" | tr ',=' '_-')"
+        log="tests/build/logs/storer-run-$(basename "$b")-$shape.log"
+        "$ch/$b/run" --only persistent,cublas --m "$m" --n "$n" --k "$k" --reps 10 --csv >"$tmp" 2>"$log"
+        tail -n +2 "$tmp" >>"$tmp.rows"
+        echo "$shape RESIDUAL=$r $s: $(grep '^persistent' "$log" | head -n1 | awk '{for(i=1;i<=NF;i++) if ($i ~ /^[0-9]+\.[0-9]+$/) {print $i " ms"; break}}')"
     done
 done
 {
