@@ -14,6 +14,11 @@
 # PROFILE_SKIP (a regex) names helper kernels a launch runs besides the
 # profiled one (chapter 07's transpose), which are left out.
 # Clocks are left as they are (--clock-control none), like the benchmark's.
+#
+# For one experiment (tests/storer_sweep.sh), the environment can replace
+# the Makefile's lists and the output: PROFILE_KERNELS (empty: profile only
+# the variants), PROFILE_VARIANTS, PROFILE_ARGS (added to every run, e.g. a
+# shape) and PROFILE_OUT (the CSV to write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
@@ -55,7 +60,7 @@ slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head
 slug=${slug:-gpu}
 commit=${TUTORIAL_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 dir=${RESULTS_DIR:-docs/results}
-out="$dir/$slug-ncu.csv"
+out=${PROFILE_OUT:-$dir/$slug-ncu.csv}
 mkdir -p "$dir" tests/build/logs
 chapters=" ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')} "
 new=$(mktemp)
@@ -67,7 +72,7 @@ profile_run() { # chapter program kernels labels: one launch per kernel, metrics
     skip=$(make -s --no-print-directory -C "$ch" print-PROFILE_SKIP)
     raw="tests/build/logs/ncu-$ch-$(echo "$labels" | tr -c 'A-Za-z0-9_.-' '_').csv"
     "$NCU" --clock-control none --metrics "$metrics" --csv --page raw \
-        "$prog" --only "$kernels" --no-verify --reps 1 --warmup 0 >"$raw" 2>"$raw.err"
+        "$prog" --only "$kernels" --no-verify --reps 1 --warmup 0 ${PROFILE_ARGS:-} >"$raw" 2>"$raw.err"
     # ncu --page raw --csv: a header row of metric names, a row of units, one row per launch.
     python3 - "$raw" "$gpu" "$commit" "$ch" "$labels" "$metrics" "$skip" >>"$new" <<'PY'
 import csv, re, sys
@@ -93,11 +98,10 @@ PY
 
 for ch in $chapters; do
     make --no-print-directory -C "$ch" >/dev/null
-    kernels=$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)
-    [ -n "$kernels" ] || continue
-    profile_run "$ch" "$ch/run" "$kernels" "$kernels"
+    kernels=${PROFILE_KERNELS-$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)}
+    [ -n "$kernels" ] && profile_run "$ch" "$ch/run" "$kernels" "$kernels"
     main=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
-    for v in $(make -s --no-print-directory -C "$ch" print-PROFILE_VARIANTS); do
+    for v in ${PROFILE_VARIANTS-$(make -s --no-print-directory -C "$ch" print-PROFILE_VARIANTS)}; do
         b="build/variant-$(echo "$v" | tr ',=' '_-')"
         make --no-print-directory -C "$ch" BUILD="$b" BIN="$b/run" $(echo "$v" | tr ',' ' ') >/dev/null
         profile_run "$ch" "$ch/$b/run" "$main" "$main[$(echo "$v" | tr ',' ' ')]"

@@ -10,20 +10,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ch=04_persistent
-settings="STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=4"
+# 8 producer warps keep the consumers busy; storers beside them make the
+# block 17-20 warps, which caps every thread at 96 registers. 4 producers
+# leave room for 4 storers at 128 registers, but the copies then limit.
+settings="STORER_WARPS=0 STORER_WARPS=1 STORER_WARPS=2 STORER_WARPS=4
+PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=4"
 # shape:RESIDUAL; the plain epilogue only at the two ends of the K range
 cases="4096x4096x4096:0 16384x16384x32:0 4096x4096x4096:1 16384x16384x32:1 16384x16384x64:1
-16384x16384x128:1 16384x16384x256:1"
+16384x16384x128:1"
+# ... and Nsight Compute at this shape, for these settings (RESIDUAL=1)
+profile_shape=16384x16384x64
+profile_settings="STORER_WARPS=0 STORER_WARPS=4 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=4"
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
 out="docs/results/${slug:-gpu}-storer.csv"
+# the build directories tests/profile.sh uses for a knob setting
+dir_of() { echo "build/variant-$(echo "$1" | tr ',=' '_-')"; }
 mkdir -p tests/build/logs docs/results
 
 pids=()
 for r in 0 1; do
     for s in $settings; do
-        b="build/storer-$(echo "$s,RESIDUAL=$r" | tr ',=' '_-')"
+        b=$(dir_of "$s,RESIDUAL=$r")
         make --no-print-directory -C "$ch" BUILD="$b" BIN="$b/run" $(echo "$s" | tr ',' ' ') RESIDUAL=$r \
             >"tests/build/logs/$(basename "$b").log" 2>&1 &
         pids+=($!)
@@ -38,7 +47,7 @@ for c in $cases; do
     shape=${c%:*} r=${c#*:}
     IFS=x read -r m n k <<<"$shape"
     for s in $settings; do
-        b="build/storer-$(echo "$s,RESIDUAL=$r" | tr ',=' '_-')"
+        b=$(dir_of "$s,RESIDUAL=$r")
         log="tests/build/logs/storer-run-$(basename "$b")-$shape.log"
         "$ch/$b/run" --only persistent,cublas --m "$m" --n "$n" --k "$k" --reps 10 --csv >"$tmp" 2>"$log"
         tail -n +2 "$tmp" >>"$tmp.rows"
@@ -50,3 +59,10 @@ done
     cat "$tmp.rows"
 } >"$out"
 echo "wrote $out"
+
+if command -v ncu >/dev/null || [ -x /usr/local/cuda/bin/ncu ]; then
+    IFS=x read -r m n k <<<"$profile_shape"
+    PROFILE_KERNELS= PROFILE_VARIANTS="$(for s in $profile_settings; do echo "$s,RESIDUAL=1"; done)" \
+        PROFILE_ARGS="--m $m --n $n --k $k" PROFILE_OUT="${out%.csv}-ncu.csv" CHAPTERS=$ch \
+        bash tests/profile.sh
+fi
