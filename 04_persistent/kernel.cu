@@ -14,7 +14,10 @@
  *
  * Knobs: BM BN BK STAGES PRODUCER_WARPS MIN_BLOCKS as in chapter 03;
  * STORER_WARPS (0: consumers store C themselves), GROUP (rows of tiles per
- * group of the visiting order; 1 = plain row-major order).
+ * group of the visiting order; 1 = plain row-major order), RESIDUAL (1: the
+ * epilogue adds a residual matrix, C = A*B + R, so it loads before it
+ * stores: the case a storer role is for; with storers, they fetch R's part
+ * of a tile while the consumers compute it).
  */
 #include <cuda/barrier>
 #include <cuda/pipeline>

@@ -22,7 +22,8 @@ cases="4096x4096x4096:0 16384x16384x32:0 4096x4096x4096:1 16384x16384x32:1 16384
 16384x16384x128:1"
 # ... and Nsight Compute at this shape, for these settings (RESIDUAL=1)
 profile_shape=16384x16384x64
-profile_settings="STORER_WARPS=0 STORER_WARPS=1 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=1"
+profile_settings="STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=1
+PRODUCER_WARPS=4,STORER_WARPS=4"
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
