@@ -80,22 +80,23 @@ extern "C" const char gemm_persistent_knobs[] =
     " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
     " STORER_WARPS=" STR(STORER_WARPS) " GROUP=" STR(GROUP) " RESIDUAL=" STR(RESIDUAL);
 
+/** @brief Row, within the tile, of row @p i of thread row @p ty's 8 x 8 block (as store_tile()). */
+__device__ __forceinline__ int block_row(int i, int ty) { return i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4); }
+
 /**
  * @brief The epilogue: C = acc (+ R with RESIDUAL=1) for the thread's 8 x 8
  *        block of the tile at (@p m0, @p n0), as store_tile() does.
  *
  * A residual epilogue loads before it stores, so a consumer doing it waits
- * for memory once per tile; plain stores do not make it wait. The loads go
- * first, RH rows at a time, so that RH x 2 of them are in flight per wait:
+ * for memory in every tile; plain stores do not make it wait. The loads go
+ * first, RH rows at a time, so that RH x 2 of them are in flight per wait
+ * (two waits per tile):
  * written load-add-store per element instead, each store waits for its own
  * load and the next load comes after that store (and after a branch of the
  * bounds checks), so the compiler issues them one round trip apart, 16 per
  * tile. All 8 rows at once would need 64 more registers than the 128 the
  * consumers have.
  */
-/** @brief Row, within the tile, of row @p i of thread row @p ty's 8 x 8 block (as store_tile()). */
-__device__ __forceinline__ int block_row(int i, int ty) { return i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4); }
-
 //! [epilogue]
 __device__ __forceinline__ void epilogue(float *__restrict__ C, const float *__restrict__ R,
                                          const float acc[TM][TN], int m0, int n0, int M, int N, int tx, int ty)
