@@ -24,6 +24,8 @@
 # metric and one column per kernel:
 #   <!-- metrics-table: docs/results/h100-ncu.csv chapter=01_naive -->
 #   <!-- end metrics-table -->
+# size= names the problem size the profile ran at, for the caption
+# (default: "the default size").
 #
 #   bash docs/gen_tables.sh           rewrite the pages in place
 #   bash docs/gen_tables.sh --check   exit 1 if any page differs from its CSV
@@ -118,10 +120,15 @@ render() { # page -> stdout
         if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
         else { print ""; print "_" caption "_" }
     }
-    function metrics(spec,    n, a, i, kv, file, fchapter, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit) {
+    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""
-        for (i = 2; i <= n; i++) { split(a[i], kv, "="); if (kv[1] == "chapter") fchapter = kv[2] }
+        fsize = "the default size"
+        for (i = 2; i <= n; i++) {
+            split(a[i], kv, "=")
+            if (kv[1] == "chapter") fchapter = kv[2]
+            else if (kv[1] == "size") fsize = kv[2]
+        }
         if ((getline line < file) <= 0) {
             print "_No profile yet: run `tests/profile.sh` on a GPU to create `" file "`._"
             return
@@ -148,7 +155,7 @@ render() { # page -> stdout
             print row
         }
         print ""
-        print "_Nsight Compute on " gpu ", commit " commit ", one launch per kernel at the default size; from `" file "` (`tests/profile.sh`)._"
+        print "_Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`)._"
         split("", kseen); split("", mseen); split("", val)
     }
     /<!-- (results|metrics|demo)-table: .* -->/ {
