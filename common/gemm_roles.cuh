@@ -74,9 +74,13 @@ __device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN]
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             float4 *p = reinterpret_cast<float4 *>(&Cs[row][h * (BN / 2) + tx * 4]);
-            const float4 r = add ? *p : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            *p = make_float4(acc[i][h * 4 + 0] + r.x, acc[i][h * 4 + 1] + r.y,
-                             acc[i][h * 4 + 2] + r.z, acc[i][h * 4 + 3] + r.w);
+            float4 v = make_float4(acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2],
+                                   acc[i][h * 4 + 3]);
+            if (add) { /* a compile-time constant at every call */
+                const float4 r = *p;
+                v = make_float4(v.x + r.x, v.y + r.y, v.z + r.z, v.w + r.w);
+            }
+            *p = v;
         }
     }
 }
