@@ -80,9 +80,6 @@ extern "C" const char gemm_persistent_knobs[] =
     " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
     " STORER_WARPS=" STR(STORER_WARPS) " GROUP=" STR(GROUP) " RESIDUAL=" STR(RESIDUAL);
 
-/** @brief Row, within the tile, of row @p i of thread row @p ty's 8 x 8 block (as store_tile()). */
-__device__ __forceinline__ int block_row(int i, int ty) { return i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4); }
-
 /**
  * @brief The epilogue: C = acc (+ R with RESIDUAL=1) for the thread's 8 x 8
  *        block of the tile at (@p m0, @p n0), as store_tile() does.

@@ -133,7 +133,7 @@ __device__ __forceinline__ void compute_tile_rows(float acc[TM][TN], const float
         float4 a[TM];
 #pragma unroll
         for (int i = 0; i < TM; ++i) {
-            const int r = i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4);
+            const int r = block_row(i, ty);
             a[i] = *reinterpret_cast<const float4 *>(As + r * BK + ((j ^ (r % 8)) * 4));
         }
 #pragma unroll

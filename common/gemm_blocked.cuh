@@ -113,10 +113,15 @@ __device__ __forceinline__ void compute_tile(float acc[TM][TN], const float (*As
 //! [compute]
 
 /**
- * @brief Write the thread's 8 x 8 block of the tile at (@p m0, @p n0) to C.
- *
- * Thread row i is tile row ty*4 + i for i < 4 and BM/2 + ty*4 + (i-4) after;
- * columns likewise. Elements outside M x N are dropped.
+ * @brief Tile row of row @p i (0..7) of the 8 x 8 block of thread row @p ty:
+ *        ty*4 + i for i < 4 and BM/2 + ty*4 + (i-4) after (columns likewise,
+ *        as compute_tile() lays them out).
+ */
+__device__ __forceinline__ int block_row(int i, int ty) { return i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4); }
+
+/**
+ * @brief Write the thread's 8 x 8 block of the tile at (@p m0, @p n0) to C
+ *        (rows as block_row() gives them). Elements outside M x N are dropped.
  */
 //! [store]
 __device__ __forceinline__ void store_tile(float *__restrict__ C, const float acc[TM][TN], int m0,
@@ -125,7 +130,7 @@ __device__ __forceinline__ void store_tile(float *__restrict__ C, const float ac
     const bool c_vec = rows_aligned16(C, N);
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        const int row = m0 + (i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4));
+        const int row = m0 + block_row(i, ty);
 #pragma unroll
         for (int h = 0; h < 2; ++h)
             store4_guarded(C, row, n0 + h * (BN / 2) + tx * 4, M, N, c_vec,

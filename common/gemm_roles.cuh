@@ -70,7 +70,7 @@ __device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN]
 {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        const int row = i < 4 ? ty * 4 + i : BM / 2 + ty * 4 + (i - 4);
+        const int row = block_row(i, ty);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             float4 *p = reinterpret_cast<float4 *>(&Cs[row][h * (BN / 2) + tx * 4]);
