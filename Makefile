@@ -3,16 +3,10 @@
 
 CHAPTER_DIRS := $(patsubst %/Makefile,%,$(sort $(wildcard [0-9][0-9]_*/Makefile)))
 
-# Detect the GPU once here and hand ARCH to every chapter build.
-ifeq ($(origin ARCH),undefined)
-  DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
-  ARCH := $(if $(DETECTED_CC),sm_$(DETECTED_CC),sm_90a)
-  ifeq ($(ARCH),sm_90)
-    ARCH := sm_90a
-  endif
-endif
+# Decide ARCH once here (common/arch.mk) and hand it to every chapter build.
+include common/arch.mk
 export ARCH
-# CHAPTERS="02_double_buffer" limits test, test-gpu, bench to those chapters
+# CHAPTERS="02_double_buffer" limits test, test-gpu and bench to those chapters
 export CHAPTERS
 
 chapter_num = $(firstword $(subst _, ,$(1)))
@@ -24,16 +18,21 @@ help:
 	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
 	@echo "  make chapter-NN      build chapter NN and point ./run at it, e.g. make chapter-01 && ./run"
 	@$(foreach d,$(CHAPTER_DIRS),echo "      chapter-$(call chapter_num,$(d))       $(d)";)
-	@echo "  make all             build every chapter"
-	@echo "  make test            the test suite (GPU tests too when a GPU is present)"
-	@echo "  make test-gpu        only the GPU tests: shapes, knob variants, wrong-kernel and sanitizer checks"
+	@echo "  make all             build every chapter this ARCH can run"
+	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
+	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
 	@echo "  make bench           time every chapter at its default size -> docs/results/<gpu>.csv"
 	@echo "  make docs            regenerate the results tables, then the Doxygen site in docs/html"
 	@echo "  make clean           remove build outputs"
-	@echo "variables: ARCH=$(ARCH) (auto)  DEBUG=1  V=1  and each chapter's knobs (make chapter-01 BK=8)"
+	@echo "variables: ARCH=$(ARCH) (auto)  DEBUG=1  V=1  and each chapter's knobs (make chapter-01 BK=16;"
+	@echo "           cd 01_naive && make help lists them)"
 
+# Chapters whose minimum compute capability is above ARCH are left out, saying so.
 all:
-	@set -e; $(foreach d,$(CHAPTER_DIRS),$(MAKE) --no-print-directory -C $(d);)
+	@set -e; $(foreach d,$(CHAPTER_DIRS),\
+	  if [ $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC) -le $(ARCH_CC) ]; then \
+	    $(MAKE) --no-print-directory -C $(d); \
+	  else echo "skipping $(d): it needs compute capability $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC) (ARCH=$(ARCH))"; fi;)
 
 # chapter-01: build 01_naive and make ./run point at 01_naive/run
 define chapter_rule

@@ -24,8 +24,7 @@
 
 #include "kernel.h"
 
-#define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob strings */
+#include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 /* ------------------------------------------------------------------------ */
 /* 1. naive                                                                  */

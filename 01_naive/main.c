@@ -17,7 +17,10 @@ int main(int argc, char **argv)
         {"blocked", launch_gemm_blocked, gemm_blocked_knobs},
     };
     const gemm_chapter chapter = {
-        "01_naive", "Chapter 01: naive, tiled and register-blocked GEMM (synchronous loads)",
-        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
+        .chapter = "01_naive",
+        .title = "Chapter 01: naive, tiled and register-blocked GEMM (synchronous loads)",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -23,8 +23,7 @@
 
 #include "kernel.h"
 
-#define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+#include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
 #define BM 128 /**< rows of C per block (as chapter 01) */
@@ -112,13 +111,8 @@ extern "C" cudaError_t launch_gemm_double_buffer(int M, int N, int K, const floa
     const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
     /* Above 48 KB a kernel must opt in to more dynamic shared memory, or the
      * launch fails; the limit is the device's, not this kernel's choice. */
-    static bool opted_in = false;
-    if (!opted_in && smem > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(
-            gemm_double_buffer, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (err != cudaSuccess) return err;
-    }
-    opted_in = true;
+    const cudaError_t err = smem_opt_in((const void *)gemm_double_buffer, smem);
+    if (err != cudaSuccess) return err;
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
     gemm_double_buffer<<<grid, BLOCKED_THREADS, smem, stream>>>(M, N, K, A, B, C);
     return cudaGetLastError();

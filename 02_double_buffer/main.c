@@ -18,7 +18,10 @@ int main(int argc, char **argv)
         {"double_buffer", launch_gemm_double_buffer, gemm_double_buffer_knobs},
     };
     const gemm_chapter chapter = {
-        "02_double_buffer", "Chapter 02: double buffering with the CUDA Pipeline API (cp.async)",
-        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
+        .chapter = "02_double_buffer",
+        .title = "Chapter 02: double buffering with the CUDA Pipeline API (cp.async)",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -25,8 +25,7 @@
 
 #include "kernel.h"
 
-#define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+#include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
 #define BM 128 /**< rows of C per block (as chapters 01-02) */
@@ -153,13 +152,8 @@ extern "C" cudaError_t launch_gemm_warp_specialized(int M, int N, int K, const f
                                                     const float *B, float *C, cudaStream_t stream)
 {
     const size_t smem = (size_t)(STAGES * STAGE_FLOATS + C_STAGE_FLOATS) * sizeof(float);
-    static bool opted_in = false;
-    if (!opted_in && smem > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(
-            gemm_warp_specialized, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (err != cudaSuccess) return err;
-    }
-    opted_in = true;
+    const cudaError_t err = smem_opt_in((const void *)gemm_warp_specialized, smem);
+    if (err != cudaSuccess) return err;
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
     gemm_warp_specialized<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C);
     return cudaGetLastError();

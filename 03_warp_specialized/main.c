@@ -18,7 +18,10 @@ int main(int argc, char **argv)
         {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
     };
     const gemm_chapter chapter = {
-        "03_warp_specialized", "Chapter 03: warp specialization (producer and consumer warps)",
-        0, 0, kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
+        .chapter = "03_warp_specialized",
+        .title = "Chapter 03: warp specialization (producer and consumer warps)",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }

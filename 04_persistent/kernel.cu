@@ -25,8 +25,7 @@
 
 #include "kernel.h"
 
-#define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+#include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
 #define BM 128 /**< rows of C per tile (as chapters 01-03) */
@@ -383,11 +382,8 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
     cudaError_t err;
     if (tile_counter == NULL) {
         int dev, sms, per_sm;
-        if (smem > 48 * 1024 &&
-            (err = cudaFuncSetAttribute(gemm_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)smem)) != cudaSuccess)
-            return err;
-        if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+        if ((err = smem_opt_in((const void *)gemm_persistent, smem)) != cudaSuccess ||
+            (err = cudaGetDevice(&dev)) != cudaSuccess ||
             (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
             (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemm_persistent, WS_THREADS,
                                                                  smem)) != cudaSuccess ||

@@ -27,8 +27,14 @@ int main(int argc, char **argv)
         {"skip-reset", "do not reset the persistent kernel's task counter (shows the pitfall)", 0, 0, 0},
     };
     const gemm_chapter chapter = {
-        "04_persistent", "Chapter 04: persistent kernels and work queues", 0, 0, kernels,
-        (int)(sizeof kernels / sizeof kernels[0]), extras, (int)(sizeof extras / sizeof extras[0]),
-        tasks_demo, "tasks"};
+        .chapter = "04_persistent",
+        .title = "Chapter 04: persistent kernels and work queues",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+        .extras = extras,
+        .nextras = COUNT_OF(extras),
+        .demo = tasks_demo, /* runs first, as --only tasks */
+        .demo_name = "tasks",
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }

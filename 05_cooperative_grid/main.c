@@ -289,25 +289,6 @@ static void sync_section(state *s, int coop, int fixed_grid)
 
 /* ------------------------------------------------------------------ main */
 
-static int check_only(const options *o)
-{
-    static const char *names[] = {"two_stage", "softmax", "sync"};
-    const char *p = o->only;
-    while (p != NULL && *p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p), i;
-        int found = 0;
-        for (i = 0; i < 3; ++i) found = found || (strlen(names[i]) == len && !strncmp(p, names[i], len));
-        if (!found) {
-            fprintf(stderr, "05_cooperative_grid: --only: no part '%.*s' (parts: two_stage softmax sync)\n",
-                    (int)len, p);
-            return 0;
-        }
-        p = comma ? comma + 1 : NULL;
-    }
-    return 1;
-}
-
 /** @brief Parse, find the GPU, size the grid, run the three parts; exit code as in exit_codes.h. */
 int main(int argc, char **argv)
 {
@@ -323,12 +304,12 @@ int main(int argc, char **argv)
     int rc, coop_attr = 0, coop, ok = 1, blocks, per_sm2, max2;
 
     options_defaults(&env.o);
-    env.o.dims = 0; /* no matrices here: --elements instead of --m/--n/--k */
+    env.o.mnk = 0; /* no matrices here: --elements instead of --m/--n/--k */
+    env.o.names = "two_stage softmax sync"; /* the parts, for --only */
     env.o.extra = extras;
     env.o.nextra = (int)(sizeof extras / sizeof extras[0]);
     rc = chapter_parse(&env, argc, argv, CHAPTER, TITLE);
     if (rc >= 0) return rc;
-    if (!check_only(&env.o)) return EXIT_USAGE;
     if (env.o.trace != NULL) {
         fprintf(stderr, CHAPTER ": --trace: this chapter has no trace points\n");
         return EXIT_USAGE;
@@ -337,7 +318,7 @@ int main(int argc, char **argv)
         fprintf(stderr, CHAPTER ": --divergent-sync needs cooperative launches (drop --no-coop)\n");
         return EXIT_USAGE;
     }
-    chapter_start(&env, CHAPTER, TITLE, 0, 0);
+    chapter_start(&env, CHAPTER, TITLE);
 
     memset(&s, 0, sizeof s);
     s.env = &env;

@@ -18,12 +18,6 @@
 namespace cg = cooperative_groups;
 
 #define STATIC_CLUSTER 4 /**< the compile-time cluster size of cluster_ids_static */
-/* __cluster_dims__ is an error when compiling for a GPU before sm_90. */
-#if HOPPER_DEVICE_CODE
-#define CLUSTER_DIMS(x) __cluster_dims__(x, 1, 1) /**< @brief compile-time cluster size (sm_90+) */
-#else
-#define CLUSTER_DIMS(x)
-#endif
 
 /* ------------------------------------------------------------ cluster launch */
 
@@ -34,7 +28,6 @@ namespace cg = cooperative_groups;
  */
 __device__ void report_cluster_ids(int *out)
 {
-#if HOPPER_DEVICE_CODE
     __shared__ int mine;
     cg::cluster_group cluster = cg::this_cluster();
     if (threadIdx.x == 0) mine = blockIdx.x;
@@ -49,12 +42,11 @@ __device__ void report_cluster_ids(int *out)
     }
     /* ... and no block exits while its peer may still read `mine`. */
     cluster.sync();
-#endif
 }
 
 //! [cluster_dims]
 /** @brief Cluster size fixed at compile time: an ordinary <<<>>> launch makes clusters of 4. */
-__global__ void CLUSTER_DIMS(STATIC_CLUSTER) cluster_ids_static(int *out)
+__global__ void __cluster_dims__(STATIC_CLUSTER, 1, 1) cluster_ids_static(int *out)
 {
     report_cluster_ids(out);
 }
@@ -123,7 +115,6 @@ __global__ void __launch_bounds__(REDUCE_THREADS) reduce_global(const int *__res
 __global__ void __launch_bounds__(REDUCE_THREADS) reduce_dsmem(const int *__restrict__ x, long n,
                                                                 unsigned long long *sum)
 {
-#if HOPPER_DEVICE_CODE
     __shared__ unsigned long long cluster_sum; /* used in block 0 of each cluster only */
     cg::cluster_group cluster = cg::this_cluster();
     if (threadIdx.x == 0) cluster_sum = 0;
@@ -132,7 +123,6 @@ __global__ void __launch_bounds__(REDUCE_THREADS) reduce_dsmem(const int *__rest
     if (threadIdx.x % 32 == 0) atomicAdd(cluster.map_shared_rank(&cluster_sum, 0), (unsigned long long)v);
     cluster.sync(); /* every peer has added (and block 0 stays until they have) */
     if (cluster.block_rank() == 0 && threadIdx.x == 0) atomicAdd(sum, cluster_sum);
-#endif
 }
 //! [reduce_dsmem]
 
@@ -198,7 +188,6 @@ __device__ __forceinline__ int wrong(float4 got, int b, int it, int j)
 //! [exchange_dsmem]
 __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *errors, int *rounds)
 {
-#if HOPPER_DEVICE_CODE
     __shared__ float4 inbox[2][XCHG_FLOAT4S]; /* two rounds in flight: write one, read the other */
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned peer = cluster.block_rank() ^ 1;
@@ -222,7 +211,6 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
         errors[blockIdx.x] = bad;
         rounds[blockIdx.x] = iters;
     }
-#endif
 }
 //! [exchange_dsmem]
 
@@ -292,7 +280,6 @@ cudaError_t launch_exchange(const exchange_args *a, cudaStream_t stream)
 //! [pingpong_dsmem]
 __global__ void pingpong_dsmem(int iters, int *seen)
 {
-#if HOPPER_DEVICE_CODE
     __shared__ int box;
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank();
@@ -311,7 +298,6 @@ __global__ void pingpong_dsmem(int iters, int *seen)
         seen[rank] = atomicOr(&box, 0);
     }
     cluster.sync();
-#endif
 }
 //! [pingpong_dsmem]
 

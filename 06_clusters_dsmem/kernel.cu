@@ -34,8 +34,7 @@
 
 namespace cg = cooperative_groups;
 
-#define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+#include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
 #define BM 128 /**< rows of C per block (as chapters 01-04) */
@@ -119,7 +118,6 @@ __device__ __forceinline__ void store_a_part(float (*As)[BM + A_PAD], const floa
 extern "C" const char gemm_cluster_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
     " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
-extern "C" const int ch06_built_arch = BUILT_ARCH;
 
 /**
  * @brief Cluster GEMM: warps 0 .. PRODUCER_WARPS-1 load this block's part
@@ -131,7 +129,6 @@ __global__ void __launch_bounds__(WS_THREADS, 1)
 gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C)
 {
-#if HOPPER_DEVICE_CODE
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), as chapter 03 */
     __shared__ uint64_t full[STAGES];  /* stage s holds tile t: every producer of the cluster arrived */
     __shared__ uint64_t empty[STAGES]; /* stage s may be refilled: every consumer of the cluster arrived */
@@ -209,23 +206,11 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
      * no block leaves, and frees its shared memory, before all are done. */
     cluster.sync();
     //! [exit]
-#endif
 }
 //! [kernel]
 
 /** @brief Dynamic shared memory of one block: the ring, as chapter 03. */
 static const size_t cluster_smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
-
-/** @brief Opt in to more than 48 KB of shared memory, once. */
-static cudaError_t opt_in(void)
-{
-    static bool done = false;
-    if (done) return cudaSuccess;
-    const cudaError_t err = cudaFuncSetAttribute(gemm_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)cluster_smem);
-    done = err == cudaSuccess;
-    return err;
-}
 
 /** @brief The launch configuration for an M x N problem in clusters of @p cluster blocks. */
 static void make_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int M, int N, int cluster,
@@ -244,7 +229,7 @@ extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, 
 {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    cudaError_t err = opt_in();
+    cudaError_t err = smem_opt_in((const void *)gemm_cluster, cluster_smem);
     if (err != cudaSuccess) return err;
     make_config(&cfg, &attr, M, N, CLUSTER, stream);
     err = cudaLaunchKernelEx(&cfg, gemm_cluster, M, N, K, A, B, C);
@@ -256,7 +241,7 @@ extern "C" cudaError_t gemm_cluster_occupancy(int cluster, int *clusters)
 {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    cudaError_t err = opt_in();
+    cudaError_t err = smem_opt_in((const void *)gemm_cluster, cluster_smem);
     if (err != cudaSuccess) return err;
     /* Sizes above 8 are "non-portable": the kernel must allow them first. */
     if (cluster > 8 &&

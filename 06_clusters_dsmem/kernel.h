@@ -23,7 +23,6 @@ cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, const float
 cudaError_t gemm_cluster_occupancy(int cluster, int *clusters);
 
 extern const char gemm_cluster_knobs[]; /**< "... STAGES=... CLUSTER=..." */
-extern const int ch06_built_arch;       /**< the architecture the kernels were compiled for, e.g. 900 */
 
 /** @brief The cluster demonstrations (launch, occupancy, reduction, exchange); returns an exit code. */
 int cluster_demo(chapter_env *env);

@@ -14,7 +14,6 @@
  */
 #include "../03_warp_specialized/kernel.h"
 #include "../04_persistent/kernel.h"
-#include "../common/exit_codes.h"
 #include "kernel.h"
 
 /** @brief The cluster demonstrations, then chapters 03, 04 and 06's GEMMs and cuBLAS. */
@@ -32,10 +31,14 @@ int main(int argc, char **argv)
         {"bad-cluster-grid", "launch 6 blocks in clusters of 4 (the pitfall: refused, exit 4)", 0, 0, 0},
     };
     const gemm_chapter chapter = {
-        "06_clusters_dsmem", "Chapter 06: thread block clusters and distributed shared memory", 9, 0,
-        kernels, (int)(sizeof kernels / sizeof kernels[0]), extras, (int)(sizeof extras / sizeof extras[0]),
-        cluster_demo, "clusters"};
-    /* Clusters and DSMEM exist from sm_90 on: a build for an older GPU has empty kernels. */
-    if (!built_for(ch06_built_arch, 900, "06_clusters_dsmem", "clusters and DSMEM")) return EXIT_UNSUPPORTED;
+        .chapter = "06_clusters_dsmem",
+        .title = "Chapter 06: thread block clusters and distributed shared memory",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+        .extras = extras,
+        .nextras = COUNT_OF(extras),
+        .demo = cluster_demo, /* runs first, as --only clusters */
+        .demo_name = "clusters",
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }

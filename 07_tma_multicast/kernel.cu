@@ -40,8 +40,7 @@
 
 namespace cg = cooperative_groups;
 
-#define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob string */
+#include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #define BM 128 /**< rows of C per block (as chapters 01-06) */
 #define BN 128 /**< columns of C per block (as chapters 01-06) */
@@ -97,15 +96,12 @@ extern "C" const char gemm_tma_multicast_knobs[] = "BM=128 BN=128 BK=32 TM=8 TN=
  */
 __device__ __forceinline__ void release_stage(uint64_t *bar, unsigned rank)
 {
-#if !HOPPER_DEVICE_CODE
-    (void)bar, (void)rank; /* no clusters before sm_90 (the kernel body is empty there) */
-#elif CLUSTER_RELEASE
+#if CLUSTER_RELEASE
     mbar_arrive_cluster(bar, rank);
 #else
     mbar_arrive_cluster_reader(bar, rank);
 #endif
 }
-extern "C" const int ch07_built_arch = BUILT_ARCH;
 #if TRANSPOSE_A
 extern "C" const char tma_staging_a_what[] = "A_transposed";
 #else
@@ -167,7 +163,6 @@ template <int CM, int CN>
 __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
          const __grid_constant__ CUtensorMap map_b, float *__restrict__ C)
 {
-#if HOPPER_DEVICE_CODE
     extern __shared__ unsigned char smem_raw[];
     /* The 128-byte swizzle repeats every 1024 bytes: stages start on such a boundary. */
     float *smem = reinterpret_cast<float *>(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -257,7 +252,6 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
     /* Peers may still arrive on this block's empty barriers: stay until all are done. */
     cluster.sync();
     //! [exit]
-#endif
 }
 //! [kernel]
 
@@ -368,7 +362,6 @@ template <int CM, int CN>
 static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *B, float *C, cudaStream_t stream,
                               map_cache *mc)
 {
-    static bool opted_in = false;
     size_t lda = (size_t)K * sizeof(float), ldb = (size_t)N * sizeof(float);
     cudaError_t err;
     /* A^T (or padded copies): the staging pass is part of every call. */
@@ -390,12 +383,7 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
         }
         mc->a = A, mc->b = B, mc->M = M, mc->N = N, mc->K = K;
     }
-    if (!opted_in) {
-        if ((err = cudaFuncSetAttribute(gemm_tma<CM, CN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)TMA_SMEM)) != cudaSuccess)
-            return err;
-        opted_in = true;
-    }
+    if ((err = smem_opt_in((const void *)gemm_tma<CM, CN>, TMA_SMEM)) != cudaSuccess) return err;
     /* The grid must be a multiple of the cluster in each dimension; the
      * extra blocks' tiles lie outside C (TMA reads zeros, nothing is stored). */
     const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;

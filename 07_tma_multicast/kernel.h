@@ -40,7 +40,6 @@ cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, const
 extern const char gemm_tma_knobs[];           /**< "... STAGES=... CLUSTER=1x1" */
 extern const char gemm_tma_multicast_knobs[]; /**< "... STAGES=... CLUSTER=MxN" */
 extern const char tma_staging_a_what[]; /**< "A_transposed" or "A_padded": what staging does to A */
-extern const int ch07_built_arch;             /**< the architecture the kernels were compiled for, e.g. 900 */
 
 /** @brief When the shape needs staging, time the staging copy alone and report it; returns an exit code. */
 int staging_demo(chapter_env *env);

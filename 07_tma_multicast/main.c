@@ -10,7 +10,6 @@
  * Options:         ./run --help
  */
 #include "../06_clusters_dsmem/kernel.h"
-#include "../common/exit_codes.h"
 #include "kernel.h"
 
 /** @brief Chapter 06's GEMM, the two TMA GEMMs and cuBLAS. */
@@ -22,9 +21,12 @@ int main(int argc, char **argv)
         {"tma_multicast", launch_gemm_tma_multicast, gemm_tma_multicast_knobs},
     };
     const gemm_chapter chapter = {
-        "07_tma_multicast", "Chapter 07: the Tensor Memory Accelerator and multicast", 9, 0, kernels,
-        (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, staging_demo, "staging"};
-    /* TMA exists from sm_90 on: a build for an older GPU has empty kernels. */
-    if (!built_for(ch07_built_arch, 900, "07_tma_multicast", "TMA")) return EXIT_UNSUPPORTED;
+        .chapter = "07_tma_multicast",
+        .title = "Chapter 07: the Tensor Memory Accelerator and multicast",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+        .demo = staging_demo, /* runs first, as --only staging */
+        .demo_name = "staging",
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }

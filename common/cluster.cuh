@@ -13,9 +13,8 @@
  * wrappers around those instructions is easier to read than the general
  * `<cuda/ptx>` templates, and each names the PTX it emits.
  *
- * Every helper needs sm_90 (Hopper). The chapters compile for older
- * targets too (HOPPER_DEVICE_CODE is 0 there and the kernels are empty),
- * and their host code refuses to run such a build (exit 3).
+ * Every helper needs sm_90 (Hopper): chapters 06 and 07 refuse to build
+ * for an older ARCH (MIN_CC in their Makefiles) and to run on an older GPU.
  *
  * Phases and parity: an mbarrier counts arrivals; when the expected number
  * has arrived (and, for TMA, the expected bytes have landed) its current
@@ -28,24 +27,6 @@
 #define TUTORIAL_CLUSTER_CUH
 #include <stdint.h>
 #include <cuda_runtime.h>
-
-/** @brief 1 in the device pass for sm_90 and newer and in the host pass; 0 for older GPUs. */
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-#define HOPPER_DEVICE_CODE 1
-#else
-#define HOPPER_DEVICE_CODE 0
-#endif
-
-/**
- * @brief The architecture this file was compiled for, e.g. 900 (from nvcc's
- *        __CUDA_ARCH_LIST__, which the host pass sees too); the chapters
- *        export it so their host code can refuse a build for an older GPU.
- */
-#if defined(__CUDA_ARCH_LIST__)
-#define BUILT_ARCH (__CUDA_ARCH_LIST__)
-#else
-#define BUILT_ARCH 0
-#endif
 
 /**
  * @brief Fill a cudaLaunchKernelEx() configuration for clusters of
@@ -68,7 +49,6 @@ static inline void cluster_launch_config(cudaLaunchConfig_t *cfg, cudaLaunchAttr
     cfg->numAttrs = 1;
 }
 
-#if HOPPER_DEVICE_CODE
 /** @brief The 32-bit shared-memory address of a pointer into this block's shared memory. */
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
 {
@@ -220,5 +200,4 @@ __device__ __forceinline__ void tma_load_2d_multicast(void *dst, const void *map
                  "l"(map), "r"(x), "r"(y), "r"(smem_addr(bar)), "h"(mask)
                  : "memory");
 }
-#endif /* HOPPER_DEVICE_CODE */
 #endif

@@ -1,45 +1,52 @@
-# common/common.mk - build rules shared by every chapter.
+# common/common.mk - the build rules every chapter shares.
 #
-# A chapter's Makefile sets
-#   CHAPTER   folder name, e.g. 01_naive
-#   KNOBS     names of its tunable macros (passed as -DNAME=VALUE when set,
-#             to this chapter's kernel.cu only)
-#   EXTRA_CU  other .cu files it links, e.g. the previous chapter's kernel.cu
-#   EXTRA_C   other C files of its own besides main.c (e.g. a demo driver)
-#   BENCH_KERNEL, BENCH_VARIANTS   what `make bench` sweeps (see tests/bench.sh)
-# and includes this file. Useful variables on the command line:
-#   ARCH=sm_90a|sm_89|sm_86|sm_80   GPU target (default: the GPU's own, else sm_90a)
-#   DEBUG=1   device debug build (-G), host -O0 -g
-#   V=1       show the commands
-#   WERROR=1  warnings are errors (the tests build this way)
+# A chapter's Makefile sets, then includes this file:
+#   CHAPTER     its folder name, e.g. 02_double_buffer
+#   MIN_CC      the lowest compute capability it runs on, as digits (80 = 8.0)
+#   MIN_CC_FOR  what needs it, for the messages (e.g. cp.async)
+#   KNOBS       names of its tunable macros; each has a line
+#                 NAME ?= default   # what it means
+#               and reaches this chapter's kernel.cu (only) as -DNAME=value
+#   EXTRA_CU    other .cu files it links, e.g. its parent chapter's kernel.cu
+#   EXTRA_C     C files of its own besides main.c (e.g. a demonstration)
+# On the command line:
+#   ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75   GPU target (common/arch.mk picks one)
+#   DEBUG=1     device debug build (-G), host -O0 -g
+#   V=1         show the commands
+#   WERROR=1    warnings are errors (the tests build this way)
 #   BUILD=dir BIN=path   where objects and the program go (default build/ and ./run)
 
 COMMON_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+CHAPTER_MAKEFILE := $(firstword $(MAKEFILE_LIST))
+include $(COMMON_DIR)/arch.mk
 
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
 
-# The GPU's own architecture when one is present (Hopper gets the sm_90a
-# target its special instructions need); sm_90a on machines without a GPU,
-# so every chapter still compiles there.
-ifeq ($(origin ARCH),undefined)
-  DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
-  ARCH := $(if $(DETECTED_CC),sm_$(DETECTED_CC),sm_90a)
-  ifeq ($(ARCH),sm_90)
-    ARCH := sm_90a
+MIN_CC ?= 75
+MIN_CC_FOR ?= CUDA 13, which builds nothing older
+cc_dotted = $(shell echo '$(1)' | sed 's/\(.*\)\(.\)$$/\1.\2/')
+# "02_double_buffer" -> "chapter 02", as the run-time messages say it
+CHAPTER_LABEL := $(if $(filter 0% 1%,$(CHAPTER)),chapter $(firstword $(subst _, ,$(CHAPTER))),$(CHAPTER))
+# CUDA 13 builds nothing below sm_75; a chapter's technique may need more.
+ifneq ($(filter-out clean help print-% info,$(or $(MAKECMDGOALS),all)),)
+  ifeq ($(shell [ '$(ARCH_CC)' -ge '$(MIN_CC)' ] 2>/dev/null && echo ok),)
+    $(error $(CHAPTER_LABEL) needs compute capability $(call cc_dotted,$(MIN_CC)) for $(MIN_CC_FOR); ARCH=$(ARCH) is $(call cc_dotted,$(ARCH_CC)))
   endif
 endif
-ARCH_NUM := $(patsubst sm_%,%,$(ARCH))
-GENCODE := -gencode arch=compute_$(ARCH_NUM),code=sm_$(ARCH_NUM)
 
+GENCODE := -gencode arch=compute_$(ARCH_NUM),code=sm_$(ARCH_NUM)
 BUILD ?= build
 BIN ?= run
 
-KNOB_DEFS := $(foreach k,$(KNOBS),$(if $($(k)),-D$(k)=$($(k))))
+KNOB_DEFS := $(foreach k,$(KNOBS),-D$(k)=$(strip $($(k))))
+# The harness (common/runner.c) checks the GPU against these at run time.
+CHAPTER_DEFS := -DTUTORIAL_CHAPTER='"$(CHAPTER)"' -DTUTORIAL_MIN_CC=$(MIN_CC) \
+                -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"'
 
-CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP
-# Knobs go to this chapter's kernel.cu only: a previous chapter's kernel
-# linked as the baseline (EXTRA_CU) keeps its own tuned defaults.
+CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP $(CHAPTER_DEFS)
+# Knobs go to this chapter's kernel.cu only: a parent chapter's kernel linked
+# as the baseline (EXTRA_CU) keeps the defaults written in its own source.
 NVCCFLAGS_ALL := -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
 ifeq ($(DEBUG),1)
   CFLAGS_ALL += -O0 -g
@@ -70,14 +77,14 @@ OBJS := $(foreach s,$(CU_SRCS),$(call cu_obj,$(s))) $(BUILD)/main.o \
         $(patsubst %.c,$(BUILD)/%.o,$(EXTRA_C)) \
         $(patsubst $(COMMON_DIR)/%.c,$(BUILD)/common/%.o,$(COMMON_SRCS))
 
-.PHONY: all clean ptx info FORCE
+.PHONY: all clean ptx info help FORCE
 all: $(BIN)
 
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
+FLAGS_LINE := $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) | $(CC) $(CFLAGS_ALL)
 $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)/common
-	@echo '$(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) | $(CC) $(CFLAGS_ALL)' | cmp -s - $@ || \
-	 echo '$(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) | $(CC) $(CFLAGS_ALL)' > $@
+	@echo '$(subst ','\'',$(FLAGS_LINE))' | cmp -s - $@ || echo '$(subst ','\'',$(FLAGS_LINE))' > $@
 
 $(BIN): $(OBJS)
 	@echo "  LINK    $@  ($(CHAPTER), $(ARCH)$(if $(strip $(KNOB_DEFS)), $(strip $(KNOB_DEFS))))"
@@ -98,15 +105,25 @@ $(BUILD)/common/%.o: $(COMMON_DIR)/%.c $(BUILD)/flags
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-# PTX of the chapter's kernel, for the tests that check the technique is really there.
+# PTX of the chapter's kernel, where the tests look for its technique.
 ptx: $(BUILD)/kernel.ptx
 $(BUILD)/kernel.ptx: kernel.cu $(BUILD)/flags
 	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -o $@ $<
 
+# `make help`: the targets, and each knob with its default and meaning as
+# written on its `NAME ?= default  # meaning` line above.
+help:
+	@echo "$(CHAPTER): make [target] [KNOB=value ...]"
+	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help"
+	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
+	@echo "knobs (default, meaning):"
+	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?= *\([^ #]*\) *#* *\(.*\)/  $(k)=\1	\2/p' $(CHAPTER_MAKEFILE) | expand -t 22;)
+	@echo "also:     ARCH=sm_NN  DEBUG=1  V=1  WERROR=1  BUILD=dir  BIN=path"
+
 info:
 	@echo "chapter  $(CHAPTER)"
 	@echo "ARCH     $(ARCH)"
-	@echo "knobs    $(KNOBS)$(if $(KNOB_DEFS), (set: $(KNOB_DEFS)))"
+	@echo "knobs    $(KNOB_DEFS)"
 	@echo "nvcc     $(NVCC)"
 
 print-%:

@@ -36,17 +36,31 @@ static void read_driver_version(char *buf, size_t len)
         snprintf(buf, len, "cuda-api-%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-void device_require(int major, int minor, const char *what, device_info *out)
+/* No GPU, or no driver that can run it: say which, in words a student can act on. */
+static void no_device(const char *label, cudaError_t err, int min_cc, const char *min_cc_for)
+{
+    FILE *drv = fopen("/proc/driver/nvidia/version", "r");
+    fprintf(stderr, "%s: ", label);
+    if (err == cudaErrorInsufficientDriver && drv != NULL)
+        fprintf(stderr, "the NVIDIA driver is older than this CUDA runtime needs: update the driver");
+    else if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice || err == cudaSuccess)
+        fprintf(stderr, "no NVIDIA GPU or driver found");
+    else
+        fprintf(stderr, "no usable NVIDIA GPU found");
+    fprintf(stderr, " (cudaGetDeviceCount: %s).\nIt needs an NVIDIA GPU of compute capability %d.%d or higher, for %s; "
+                    "`nvidia-smi` lists the GPUs the driver sees.\n",
+            err == cudaSuccess ? "0 devices" : cudaGetErrorName(err), min_cc / 10, min_cc % 10, min_cc_for);
+    if (drv != NULL) fclose(drv);
+    exit(EXIT_UNSUPPORTED);
+}
+
+void device_require(const char *label, int min_cc, const char *min_cc_for, const char *built_arch,
+                    device_info *out)
 {
     struct cudaDeviceProp p;
-    int count = 0, rt = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        fprintf(stderr, "%s: no CUDA device found (cudaGetDeviceCount: %s). This program needs an NVIDIA GPU%s.\n", what,
-                err != cudaSuccess ? cudaGetErrorString(err) : "device count is 0",
-                major > 0 ? " of compute capability 9.0 or higher" : "");
-        exit(EXIT_UNSUPPORTED);
-    }
+    int count = 0, rt = 0, built = 0, cc;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) no_device(label, err, min_cc, min_cc_for);
     memset(out, 0, sizeof *out);
     CUDA_CHECK(cudaGetDevice(&out->id));
     CUDA_CHECK(cudaGetDeviceProperties(&p, out->id));
@@ -55,15 +69,25 @@ void device_require(int major, int minor, const char *what, device_info *out)
     out->minor = p.minor;
     out->sms = p.multiProcessorCount;
     out->l2_bytes = p.l2CacheSize;
-    CUDA_CHECK(cudaDeviceGetAttribute(&out->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, out->id));
     CUDA_CHECK(cudaDeviceGetAttribute(&out->clock_mhz, cudaDevAttrClockRate, out->id));
     out->clock_mhz /= 1000;
     CUDA_CHECK(cudaRuntimeGetVersion(&rt));
     snprintf(out->runtime, sizeof out->runtime, "%d.%d", rt / 1000, (rt % 1000) / 10);
     read_driver_version(out->driver, sizeof out->driver);
-    if (p.major < major || (p.major == major && p.minor < minor)) {
-        fprintf(stderr, "%s needs compute capability %d.%d or higher; %s is %d.%d.\n", what, major,
-                minor, p.name, p.major, p.minor);
+    cc = p.major * 10 + p.minor;
+    if (cc < min_cc) {
+        fprintf(stderr, "%s needs compute capability %d.%d for %s; this GPU (%s) is %d.%d.\n", label,
+                min_cc / 10, min_cc % 10, min_cc_for, p.name, p.major, p.minor);
+        exit(EXIT_UNSUPPORTED);
+    }
+    /* Machine code for sm_XY runs on X.Y and later GPUs of the same major
+     * version; an "a" target (sm_90a) runs on exactly that one. */
+    sscanf(built_arch, "sm_%d", &built);
+    if (p.major != built / 10 || p.minor < built % 10 ||
+        (strchr(built_arch, 'a') != NULL && p.minor != built % 10)) {
+        fprintf(stderr, "%s: this build is for %s, which cannot run on this GPU (%s, compute capability %d.%d).\n"
+                        "Rebuild for it: make clean && make (make picks ARCH from the GPU), or ARCH=sm_%d%d%s.\n",
+                label, built_arch, p.name, p.major, p.minor, p.major, p.minor, p.major == 9 ? "a" : "");
         exit(EXIT_UNSUPPORTED);
     }
 }

@@ -16,22 +16,26 @@ typedef struct {
     int minor;              /**< compute capability, minor part */
     int sms;                /**< multiprocessor count */
     int l2_bytes;           /**< L2 cache size */
-    int smem_optin;         /**< largest dynamic shared memory a block may opt in to */
     int clock_mhz;          /**< SM clock the driver reports */
     char driver[64];        /**< kernel driver version, e.g. "580.159.04" */
     char runtime[32];       /**< CUDA runtime version, e.g. "13.0" */
 } device_info;
 
 /**
- * @brief Find the GPU and check its compute capability.
+ * @brief Find the GPU and check that this program can run on it.
  *
- * Exits with ::EXIT_UNSUPPORTED and a clear message when there is no CUDA
- * device or its compute capability is below @p major.@p minor.
- * @param major, minor  the lowest compute capability accepted (0, 0: any)
- * @param what  who needs it, for the message (e.g. "chapter 06")
- * @param out   receives the device's properties
+ * Exits with ::EXIT_UNSUPPORTED and a message that names what is missing:
+ * no GPU or no driver (with a hint to try `nvidia-smi`), a compute
+ * capability below @p min_cc, or a GPU this build has no code for (built
+ * for sm_90a, run on an sm_86 GPU).
+ * @param label       who needs it, for the messages (e.g. "chapter 02")
+ * @param min_cc      the lowest compute capability accepted, as digits (80 = 8.0)
+ * @param min_cc_for  what needs it (e.g. "cp.async")
+ * @param built_arch  the target the kernels were compiled for (e.g. "sm_90a")
+ * @param out         receives the device's properties
  */
-void device_require(int major, int minor, const char *what, device_info *out);
+void device_require(const char *label, int min_cc, const char *min_cc_for, const char *built_arch,
+                    device_info *out);
 
 /** @brief One line: name, compute capability, SMs, L2, driver and runtime. */
 void device_print(FILE *f, const device_info *d);

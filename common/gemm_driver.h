@@ -5,7 +5,7 @@
  * A chapter's main.c lists its kernels and hands them to gemm_chapter_main(),
  * which does the same thing for every chapter:
  *  1. parse the shared options (options.h), exit 2 on bad input;
- *  2. find the GPU (exit 3 without one);
+ *  2. find the GPU (exit 3 without one the chapter can run on);
  *  3. make seeded uniform[-1,1] inputs and a cuBLAS FP32 reference with TF32
  *     off (CUBLAS_COMPUTE_32F_PEDANTIC), itself checked against fp64 on
  *     sampled entries;
@@ -49,19 +49,25 @@ typedef struct {
     const char *knobs;     /**< its compile-time settings, printed and recorded */
 } gemm_kernel;
 
-/** @brief A chapter: its name, requirement and kernels (in teaching order). */
+/** @brief Number of elements of an array (for gemm_chapter::count and friends). */
+#define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/**
+ * @brief A chapter: its name, title and kernels (in teaching order), and
+ *        optionally its own options and a demonstration run before the
+ *        GEMMs. Written with designated initializers; what a chapter does
+ *        not use stays zero.
+ */
 typedef struct {
-    const char *chapter;     /**< folder name, e.g. "01_naive" */
-    const char *title;       /**< first line of the output */
-    int min_major;           /**< required compute capability (0 = any CUDA GPU) */
-    int min_minor;           /**< required compute capability, minor part */
+    const char *chapter;        /**< folder name, e.g. "01_naive" */
+    const char *title;          /**< first line of the output */
     const gemm_kernel *kernels; /**< kernels in the order the table lists them */
-    int count;               /**< number of kernels */
-    option_extra *extras;    /**< the chapter's own options (NULL: none) */
-    int nextras;             /**< number of entries in @p extras */
+    int count;                  /**< number of kernels */
+    option_extra *extras;       /**< the chapter's own options (NULL: none) */
+    int nextras;                /**< number of entries in @p extras */
     /** @brief Another demonstration run before the GEMMs (NULL: none); returns an exit code. */
     int (*demo)(chapter_env *env);
-    const char *demo_name;   /**< its name for --only (e.g. "tasks") */
+    const char *demo_name;      /**< its name for --only (e.g. "tasks") */
 } gemm_chapter;
 
 /**

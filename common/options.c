@@ -1,29 +1,26 @@
 /**
  * @file options.c
- * @brief Strict parsing of the shared command line (see options.h).
+ * @brief Strict parsing of the shared command line (see options.h):
+ *        getopt_long() finds the options and their values, this file
+ *        checks the values.
  */
 #include "options.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 void options_defaults(options *o)
 {
+    memset(o, 0, sizeof *o);
     o->m = o->n = o->k = 4096;
     o->reps = 20;
     o->warmup = 3;
     o->seed = 1;
     o->verify = 1;
-    o->csv = 0;
-    o->json = 0;
-    o->only = NULL;
-    o->trace = NULL;
     o->timeout_s = 60.0;
-    o->dims = OPT_DIMS_ALL;
-    o->extra = NULL;
-    o->nextra = 0;
+    o->mnk = 1;
 }
 
 /* strtol accepts leading blanks, a sign and trailing junk; we accept none of
@@ -70,38 +67,35 @@ static int parse_seconds(const char *s, double *out)
     return 1;
 }
 
-/* Whether a shared option is on for this chapter (--m/--n/--k may be off). */
-static int dim_accepted(const options *o, const char *name)
-{
-    if (!strcmp(name, "m")) return (o->dims & OPT_DIM_M) != 0;
-    if (!strcmp(name, "n")) return (o->dims & OPT_DIM_N) != 0;
-    if (!strcmp(name, "k")) return (o->dims & OPT_DIM_K) != 0;
-    return 1;
-}
-
-/* One row per option: name, whether it takes a value, help text. */
-typedef struct {
-    const char *name;
-    int takes_value;
-    const char *help;
-} option_spec;
-
-static const option_spec specs[] = {
-    {"m", 1, "rows of A and C"},
-    {"n", 1, "columns of B and C"},
-    {"k", 1, "columns of A = rows of B (the reduction length)"},
-    {"reps", 1, "timed repetitions per kernel (median, min and max are reported)"},
-    {"warmup", 1, "untimed runs per kernel before timing"},
-    {"seed", 1, "seed of the uniform[-1,1] inputs"},
-    {"only", 1, "comma-separated kernel names to run (see the table), e.g. blocked,cublas"},
-    {"no-verify", 0, "skip verification (profiling only; the run ends UNVERIFIED)"},
-    {"csv", 0, "write CSV rows to stdout (the human report goes to stderr)"},
-    {"json", 0, "write JSON lines to stdout (the human report goes to stderr)"},
-    {"trace", 1, "write device-side timestamps to FILE (chapters with trace points)"},
-    {"timeout", 1, "seconds one kernel's verify+time phase may take before the watchdog exits 5"},
-    {"help", 0, "print this help and exit"},
+/* getopt_long() returns an option's `val`: ours start above every char. */
+enum {
+    OPT_M = 256, OPT_N, OPT_K, OPT_REPS, OPT_WARMUP, OPT_SEED, OPT_ONLY, OPT_NO_VERIFY,
+    OPT_CSV, OPT_JSON, OPT_TRACE, OPT_TIMEOUT, OPT_HELP,
+    OPT_EXTRA /* OPT_EXTRA + i: the chapter's option i */
 };
-#define NSPECS ((int)(sizeof specs / sizeof specs[0])) /**< number of options */
+
+/* The shared options with their help lines, in the order --help lists them. */
+static const struct {
+    struct option opt;
+    const char *help;
+} shared[] = {
+    {{"m", required_argument, NULL, OPT_M}, "rows of A and C"},
+    {{"n", required_argument, NULL, OPT_N}, "columns of B and C"},
+    {{"k", required_argument, NULL, OPT_K}, "columns of A = rows of B (the reduction length)"},
+    {{"reps", required_argument, NULL, OPT_REPS}, "timed repetitions per kernel (median, min and max are reported)"},
+    {{"warmup", required_argument, NULL, OPT_WARMUP}, "untimed runs per kernel before timing"},
+    {{"seed", required_argument, NULL, OPT_SEED}, "seed of the uniform[-1,1] inputs"},
+    {{"only", required_argument, NULL, OPT_ONLY}, "what to run, comma-separated names"},
+    {{"no-verify", no_argument, NULL, OPT_NO_VERIFY}, "skip verification (profiling only; the run ends UNVERIFIED)"},
+    {{"csv", no_argument, NULL, OPT_CSV}, "write CSV rows to stdout (the human report goes to stderr)"},
+    {{"json", no_argument, NULL, OPT_JSON}, "write JSON lines to stdout (the human report goes to stderr)"},
+    {{"trace", required_argument, NULL, OPT_TRACE}, "write device-side timestamps to FILE (chapters with trace points)"},
+    {{"timeout", required_argument, NULL, OPT_TIMEOUT}, "seconds one kernel's verify+time phase may take before the watchdog exits 5"},
+    {{"help", no_argument, NULL, OPT_HELP}, "print this help and exit"},
+};
+#define NSHARED ((int)(sizeof shared / sizeof shared[0])) /**< number of shared options */
+
+static int is_dim(int val) { return val == OPT_M || val == OPT_N || val == OPT_K; }
 
 static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
 {
@@ -109,143 +103,174 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
         snprintf(err, errlen, fmt, a, b);
 }
 
-/* A chapter's own option: 1 when @p name is one and parsed, -1 when it is
- * one and its value is bad (message in err), 0 when there is none of that name. */
-static int apply_extra(options *o, const char *name, const char *eq, int argc,
-                                  char **argv, int *i, char *err, size_t errlen)
+/* The option table getopt_long() gets: the shared options (less --m/--n/--k
+ * for a chapter without matrices) and the chapter's own. */
+static int build_table(const options *o, struct option *t)
 {
-    int e;
-    const char *val;
-    char lo[32], hi[32];
-    for (e = 0; e < o->nextra; ++e)
-        if (!strcmp(o->extra[e].name, name)) break;
-    if (e == o->nextra) return 0;
-    if (o->extra[e].lo == 0 && o->extra[e].hi == 0) { /* a flag */
-        if (eq) {
-            set_err(err, errlen, "--%s takes no value%s", name, "");
-            return -1;
-        }
-        o->extra[e].value = 1;
-        return 1;
+    int i, n = 0;
+    for (i = 0; i < NSHARED; ++i)
+        if (o->mnk || !is_dim(shared[i].opt.val)) t[n++] = shared[i].opt;
+    for (i = 0; i < o->nextra && i < OPTIONS_MAX_EXTRA; ++i) {
+        const int flag = o->extra[i].lo == 0 && o->extra[i].hi == 0;
+        t[n++] = (struct option){o->extra[i].name, flag ? no_argument : required_argument, NULL, OPT_EXTRA + i};
     }
-    if (eq) val = eq + 1;
-    else if (*i + 1 < argc) val = argv[++*i];
-    else {
-        set_err(err, errlen, "--%s needs a value%s", name, "");
-        return -1;
-    }
-    if (!parse_long(val, o->extra[e].lo, o->extra[e].hi, &o->extra[e].value)) {
-        snprintf(lo, sizeof lo, "%ld", o->extra[e].lo);
-        snprintf(hi, sizeof hi, "%ld", o->extra[e].hi);
-        if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "--%s needs a whole number from %s to %s, got '%s'", name, lo, hi, val);
-        return -1;
-    }
-    return 1;
+    t[n] = (struct option){NULL, 0, NULL, 0};
+    return n;
 }
 
-static options_status apply(options *o, const char *name, const char *val, char *err, size_t errlen)
+static const char *name_of(const struct option *t, int val)
+{
+    for (; t->name != NULL; ++t)
+        if (t->val == val) return t->name;
+    return "?";
+}
+
+/* Whether every comma-separated name in @p only is a word of @p names. */
+static int only_known(const char *only, const char *names, char *err, size_t errlen)
+{
+    const char *p = only;
+    for (;;) {
+        const size_t len = strcspn(p, ",");
+        const char *w = names;
+        int found = 0;
+        while (!found && *w) {
+            const size_t wl = strcspn(w, " ");
+            found = len > 0 && wl == len && strncmp(w, p, len) == 0;
+            w += wl + (w[wl] == ' ');
+        }
+        if (!found) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "--only: no '%.*s' here (choose from: %s)", (int)len, p, names);
+            return 0;
+        }
+        if (p[len] == '\0') return 1;
+        p += len + 1;
+    }
+}
+
+/* Check and store the value of option @p val (from getopt_long). */
+static options_status apply(options *o, int val, const char *name, const char *arg, char *err,
+                            size_t errlen)
 {
     long v;
-    if (!strcmp(name, "m") || !strcmp(name, "n") || !strcmp(name, "k")) {
-        if (!parse_long(val, 1, OPTIONS_MAX_DIM, &v)) {
-            set_err(err, errlen, "--%s needs a whole number from 1 to 262144, got '%s'", name, val);
+    switch (val) {
+    case OPT_M:
+    case OPT_N:
+    case OPT_K:
+        if (!parse_long(arg, 1, OPTIONS_MAX_DIM, &v)) {
+            set_err(err, errlen, "--%s needs a whole number from 1 to 262144, got '%s'", name, arg);
             return OPTIONS_ERROR;
         }
-        if (name[0] == 'm') o->m = v;
-        else if (name[0] == 'n') o->n = v;
-        else o->k = v;
-    } else if (!strcmp(name, "reps")) {
-        if (!parse_long(val, 1, 100000, &v)) {
-            set_err(err, errlen, "--%s needs a whole number from 1 to 100000, got '%s'", name, val);
+        *(val == OPT_M ? &o->m : val == OPT_N ? &o->n : &o->k) = v;
+        break;
+    case OPT_REPS:
+        if (!parse_long(arg, 1, 100000, &v)) {
+            set_err(err, errlen, "--%s needs a whole number from 1 to 100000, got '%s'", name, arg);
             return OPTIONS_ERROR;
         }
         o->reps = (int)v;
-    } else if (!strcmp(name, "warmup")) {
-        if (!parse_long(val, 0, 10000, &v)) {
-            set_err(err, errlen, "--%s needs a whole number from 0 to 10000, got '%s'", name, val);
+        break;
+    case OPT_WARMUP:
+        if (!parse_long(arg, 0, 10000, &v)) {
+            set_err(err, errlen, "--%s needs a whole number from 0 to 10000, got '%s'", name, arg);
             return OPTIONS_ERROR;
         }
         o->warmup = (int)v;
-    } else if (!strcmp(name, "seed")) {
-        if (!parse_u64(val, &o->seed)) {
-            set_err(err, errlen, "--%s needs a non-negative whole number, got '%s'", name, val);
+        break;
+    case OPT_SEED:
+        if (!parse_u64(arg, &o->seed)) {
+            set_err(err, errlen, "--%s needs a non-negative whole number, got '%s'", name, arg);
             return OPTIONS_ERROR;
         }
-    } else if (!strcmp(name, "only")) {
-        if (val[0] == '\0') {
-            set_err(err, errlen, "--%s needs kernel names%s", name, "");
+        break;
+    case OPT_ONLY:
+        if (arg[0] == '\0') {
+            set_err(err, errlen, "--%s needs names%s", name, "");
             return OPTIONS_ERROR;
         }
-        o->only = val;
-    } else if (!strcmp(name, "trace")) {
-        if (val[0] == '\0') {
+        if (o->names != NULL && !only_known(arg, o->names, err, errlen)) return OPTIONS_ERROR;
+        o->only = arg;
+        break;
+    case OPT_TRACE:
+        if (arg[0] == '\0') {
             set_err(err, errlen, "--%s needs a file name%s", name, "");
             return OPTIONS_ERROR;
         }
-        o->trace = val;
-    } else if (!strcmp(name, "timeout")) {
-        if (!parse_seconds(val, &o->timeout_s)) {
-            set_err(err, errlen, "--%s needs seconds, more than 0 and at most 86400, got '%s'", name, val);
+        o->trace = arg;
+        break;
+    case OPT_TIMEOUT:
+        if (!parse_seconds(arg, &o->timeout_s)) {
+            set_err(err, errlen, "--%s needs seconds, more than 0 and at most 86400, got '%s'", name, arg);
             return OPTIONS_ERROR;
         }
-    } else if (!strcmp(name, "no-verify")) {
-        o->verify = 0;
-    } else if (!strcmp(name, "csv")) {
-        o->csv = 1;
-    } else if (!strcmp(name, "json")) {
-        o->json = 1;
-    } else if (!strcmp(name, "help")) {
-        return OPTIONS_HELP;
+        break;
+    case OPT_NO_VERIFY: o->verify = 0; break;
+    case OPT_CSV: o->csv = 1; break;
+    case OPT_JSON: o->json = 1; break;
+    case OPT_HELP: return OPTIONS_HELP;
+    default: { /* the chapter's own option */
+        option_extra *x = &o->extra[val - OPT_EXTRA];
+        if (x->lo == 0 && x->hi == 0) {
+            x->value = 1;
+        } else if (!parse_long(arg, x->lo, x->hi, &x->value)) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "--%s needs a whole number from %ld to %ld, got '%s'", name, x->lo,
+                         x->hi, arg);
+            return OPTIONS_ERROR;
+        }
+    }
     }
     return OPTIONS_OK;
 }
 
 options_status options_parse(int argc, char **argv, options *o, char *err, size_t errlen)
 {
-    int i;
-    for (i = 1; i < argc; ++i) {
-        const char *arg = argv[i], *val = NULL, *eq;
-        char name[32];
-        size_t len;
-        int s;
+    struct option table[NSHARED + OPTIONS_MAX_EXTRA + 1];
+    build_table(o, table);
+    /* "+": stop at the first word that is not an option (we reject it below)
+     * instead of reordering argv; ":": report a missing value as ':'. */
+    opterr = 0;
+    optind = 0; /* glibc: start afresh (the unit tests parse many command lines) */
+    for (;;) {
+        const int at = optind > 0 ? optind : 1; /* argv[at] is the option getopt reads next */
+        int idx = -1;
+        const int c = getopt_long(argc, argv, "+:h", table, &idx);
+        const char *text = at < argc ? argv[at] : "";
         options_status st;
-        if (!strcmp(arg, "-h")) return OPTIONS_HELP;
-        if (strncmp(arg, "--", 2) != 0) {
-            set_err(err, errlen, "unexpected argument '%s'%s (options start with --; try --help)", arg, "");
+        if (c == -1) break;
+        if (c == 'h') return OPTIONS_HELP;
+        if (c == ':') {
+            set_err(err, errlen, "--%s needs a value%s", name_of(table, optopt), "");
             return OPTIONS_ERROR;
         }
-        arg += 2;
-        eq = strchr(arg, '=');
-        len = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (len == 0 || len >= sizeof name) {
-            set_err(err, errlen, "unknown option '%s'%s (try --help)", argv[i], "");
+        if (c == '?') {
+            if (optopt >= OPT_M)
+                set_err(err, errlen, "--%s takes no value%s", name_of(table, optopt), "");
+            else if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "unknown option '%.*s' (try --help)", (int)strcspn(text, "="), text);
             return OPTIONS_ERROR;
         }
-        memcpy(name, arg, len);
-        name[len] = '\0';
-        for (s = 0; s < NSPECS; ++s)
-            if (!strcmp(specs[s].name, name) && dim_accepted(o, name)) break;
-        if (s == NSPECS) {
-            const int x = apply_extra(o, name, eq, argc, argv, &i, err, errlen);
-            if (x > 0) continue;
-            if (x < 0) return OPTIONS_ERROR;
-            set_err(err, errlen, "unknown option '--%s'%s (try --help)", name, "");
-            return OPTIONS_ERROR;
-        }
-        if (specs[s].takes_value) {
-            if (eq) val = eq + 1;
-            else if (i + 1 < argc) val = argv[++i];
-            else {
-                set_err(err, errlen, "--%s needs a value%s", name, "");
+        /* getopt_long() also takes unambiguous abbreviations ("--tas" for
+         * "--tasks"); the chapters' docs and scripts spell options out, so
+         * a shortened name is rejected like any unknown one. */
+        {
+            const char *name = table[idx].name;
+            const size_t len = strlen(name);
+            if (strncmp(text, "--", 2) != 0 || strncmp(text + 2, name, len) != 0 ||
+                (text[2 + len] != '\0' && text[2 + len] != '=')) {
+                if (err != NULL && errlen > 0)
+                    snprintf(err, errlen, "unknown option '%.*s' (did you mean --%s?)", (int)strcspn(text, "="),
+                             text, name);
                 return OPTIONS_ERROR;
             }
-        } else if (eq) {
-            set_err(err, errlen, "--%s takes no value%s", name, "");
-            return OPTIONS_ERROR;
+            st = apply(o, c, name, optarg, err, errlen);
         }
-        st = apply(o, name, val, err, errlen);
         if (st != OPTIONS_OK) return st;
+    }
+    if (optind < argc || (optind > 1 && strcmp(argv[optind - 1], "--") == 0)) {
+        set_err(err, errlen, "unexpected argument '%s'%s (options start with --; try --help)",
+                optind < argc ? argv[optind] : "--", "");
+        return OPTIONS_ERROR;
     }
     if (o->csv && o->json) {
         set_err(err, errlen, "--csv and --json are exclusive%s%s", "", "");
@@ -264,21 +289,23 @@ void options_print_help(FILE *f, const char *prog, const options *o)
 {
     int s;
     fprintf(f, "usage: %s [options]\n\noptions (defaults in brackets):\n", prog);
-    for (s = 0; s < NSPECS; ++s) {
-        char def[64] = "";
-        const char *n = specs[s].name;
-        if (!dim_accepted(o, n)) continue;
-        if (!strcmp(n, "m")) snprintf(def, sizeof def, " [%ld]", o->m);
-        else if (!strcmp(n, "n")) snprintf(def, sizeof def, " [%ld]", o->n);
-        else if (!strcmp(n, "k")) snprintf(def, sizeof def, " [%ld]", o->k);
-        else if (!strcmp(n, "reps")) snprintf(def, sizeof def, " [%d]", o->reps);
-        else if (!strcmp(n, "warmup")) snprintf(def, sizeof def, " [%d]", o->warmup);
-        else if (!strcmp(n, "seed")) snprintf(def, sizeof def, " [%llu]", o->seed);
-        else if (!strcmp(n, "timeout")) snprintf(def, sizeof def, " [%g]", o->timeout_s);
-        else if (!strcmp(n, "only")) snprintf(def, sizeof def, " [all]");
-        char flag[32];
-        snprintf(flag, sizeof flag, "--%s%s", n, specs[s].takes_value ? " X" : "");
-        fprintf(f, "  %-18s %s%s\n", flag, specs[s].help, def);
+    for (s = 0; s < NSHARED; ++s) {
+        char def[64] = "", flag[32];
+        const int val = shared[s].opt.val;
+        if (!o->mnk && is_dim(val)) continue;
+        if (val == OPT_M) snprintf(def, sizeof def, " [%ld]", o->m);
+        else if (val == OPT_N) snprintf(def, sizeof def, " [%ld]", o->n);
+        else if (val == OPT_K) snprintf(def, sizeof def, " [%ld]", o->k);
+        else if (val == OPT_REPS) snprintf(def, sizeof def, " [%d]", o->reps);
+        else if (val == OPT_WARMUP) snprintf(def, sizeof def, " [%d]", o->warmup);
+        else if (val == OPT_SEED) snprintf(def, sizeof def, " [%llu]", o->seed);
+        else if (val == OPT_TIMEOUT) snprintf(def, sizeof def, " [%g]", o->timeout_s);
+        else if (val == OPT_ONLY) snprintf(def, sizeof def, " [all]");
+        snprintf(flag, sizeof flag, "--%s%s", shared[s].opt.name,
+                 shared[s].opt.has_arg == required_argument ? (val == OPT_TRACE ? " FILE" : " X") : "");
+        fprintf(f, "  %-18s %s%s\n", flag, shared[s].help, def);
+        if (val == OPT_ONLY && o->names != NULL)
+            fprintf(f, "  %-18s   from: %s\n", "", o->names);
     }
     for (s = 0; s < o->nextra; ++s) {
         char flag[40], def[48] = "";
@@ -295,14 +322,12 @@ void options_print_help(FILE *f, const char *prog, const options *o)
 int options_selects(const options *o, const char *name)
 {
     const char *p = o->only;
-    size_t len = strlen(name);
+    const size_t len = strlen(name);
     if (p == NULL) return 1;
     while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t l = comma ? (size_t)(comma - p) : strlen(p);
+        const size_t l = strcspn(p, ",");
         if (l == len && strncmp(p, name, len) == 0) return 1;
-        if (!comma) break;
-        p = comma + 1;
+        p += l + (p[l] == ',');
     }
     return 0;
 }

@@ -1,12 +1,15 @@
 /**
  * @file options.h
- * @brief The command line shared by every chapter.
+ * @brief The command line shared by every chapter, parsed with the C
+ *        library's getopt_long().
  *
  * Every chapter accepts the same options, so a student learns them once:
  * `--m --n --k --reps --warmup --seed --only --no-verify --csv --json
- * --trace --timeout --help`. Bad input (zero, negative, non-numeric,
- * overflowing values, unknown flags, a missing value) is rejected with a
- * message, and the chapter exits with ::EXIT_USAGE before touching the GPU.
+ * --trace --timeout --help`, plus the chapter's own (option_extra). Bad
+ * input (zero, negative, non-numeric, overflowing values, unknown or
+ * abbreviated flags, a missing value, a name --only does not know) is
+ * rejected with a message, and the chapter exits with ::EXIT_USAGE before
+ * touching the GPU.
  */
 #ifndef TUTORIAL_OPTIONS_H
 #define TUTORIAL_OPTIONS_H
@@ -18,6 +21,8 @@
 #define OPTIONS_MAX_DIM 262144L
 /** @brief Largest accepted element count of any one matrix (int indexing). */
 #define OPTIONS_MAX_ELEMENTS 2147483647L
+/** @brief Most options of its own a chapter may add. */
+#define OPTIONS_MAX_EXTRA 16
 
 /**
  * @brief A chapter's own option, beyond the shared ones (e.g. `--tasks` in
@@ -31,9 +36,6 @@ typedef struct {
     long value;       /**< the default on entry; the parsed value (flags: 1 when given) */
 } option_extra;
 
-/** @brief Bits of options::dims: which of --m, --n, --k a chapter uses. */
-enum { OPT_DIM_M = 1, OPT_DIM_N = 2, OPT_DIM_K = 4, OPT_DIMS_ALL = 7 };
-
 /** @brief Parsed command line of a chapter run. */
 typedef struct {
     long m;                  /**< rows of A and C */
@@ -45,12 +47,13 @@ typedef struct {
     int verify;              /**< 0 after --no-verify */
     int csv;                 /**< machine-readable CSV on stdout */
     int json;                /**< machine-readable JSON lines on stdout */
-    const char *only;        /**< comma-separated kernel names to run, or NULL for all */
+    const char *only;        /**< comma-separated names to run, or NULL for all */
     const char *trace;       /**< file for device-side timestamps, or NULL */
     double timeout_s;        /**< watchdog limit for each kernel's phase */
-    unsigned dims;           /**< OPT_DIM_* bits: --m/--n/--k the chapter accepts (others are unknown) */
+    int mnk;                 /**< 1: --m --n --k exist (0 for a chapter without matrices) */
+    const char *names;       /**< what --only may name, space-separated (NULL: not checked) */
     option_extra *extra;     /**< the chapter's own options, or NULL */
-    int nextra;              /**< number of entries in @p extra */
+    int nextra;              /**< number of entries in @p extra (at most ::OPTIONS_MAX_EXTRA) */
 } options;
 
 /** @brief Result of options_parse(). */
@@ -62,8 +65,8 @@ typedef enum {
 
 /**
  * @brief Fill @p o with the defaults (4096^3, 20 reps, 3 warm-ups, seed 1,
- *        60 s, every dimension, no extra options). A chapter then sets
- *        dims, extra and nextra before options_parse() if it needs to.
+ *        60 s, --m/--n/--k on, no names, no extra options). A chapter then
+ *        sets mnk, names, extra and nextra before options_parse().
  */
 void options_defaults(options *o);
 
@@ -81,7 +84,7 @@ options_status options_parse(int argc, char **argv, options *o, char *err, size_
 void options_print_help(FILE *f, const char *prog, const options *o);
 
 /**
- * @brief Whether kernel @p name is selected by `--only`.
+ * @brief Whether @p name is selected by `--only`.
  * @return 1 when `--only` is absent or lists @p name exactly, else 0
  */
 int options_selects(const options *o, const char *name);

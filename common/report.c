@@ -10,11 +10,6 @@ static const char *csv_columns =
     "gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,knobs,"
     "ms_median,ms_min,ms_max,tflops,pct_cublas,verified";
 
-const char *report_csv_header(void)
-{
-    return csv_columns;
-}
-
 static void fmt_opt(char *buf, size_t len, const char *fmt, double v)
 {
     if (v < 0.0) snprintf(buf, len, "-");

@@ -46,9 +46,6 @@ void report_table(FILE *f, const report_row *rows, int n);
  */
 void report_demo_table(FILE *f, const report_row *rows, int n, long count, const char *per);
 
-/** @brief The CSV header line (no trailing newline). */
-const char *report_csv_header(void);
-
 /** @brief Print @p n rows as CSV, preceded by the header line when @p header is set. */
 void report_csv(FILE *f, const report_context *c, const report_row *rows, int n, int header);
 

@@ -42,26 +42,24 @@ int chapter_finish(const chapter_env *e, int all_ok)
     return all_ok ? EXIT_VERIFIED : EXIT_VERIFY_FAILED;
 }
 
-int built_for(int built_arch, int need, const char *chapter, const char *what)
-{
-    if (built_arch >= need) return 1;
-    fprintf(stderr, "%s: this build targets compute capability %d.%d; %s need%s %d.%d (Hopper). Rebuild with "
-                    "ARCH=sm_90a on a Hopper GPU.\n",
-            chapter, built_arch / 100, built_arch % 100 / 10, what, strchr(what, ' ') ? "" : "s", need / 100,
-            need % 100 / 10);
-    return 0;
-}
+/* The chapter's requirement and build target, from its Makefile (common.mk). */
+#if !defined(TUTORIAL_MIN_CC) || !defined(TUTORIAL_MIN_CC_FOR) || !defined(TUTORIAL_ARCH)
+#error "build runner.c through common/common.mk: it passes the chapter's MIN_CC, MIN_CC_FOR and ARCH"
+#endif
 
-void chapter_start(chapter_env *e, const char *chapter, const char *title, int min_major,
-                   int min_minor)
+void chapter_start(chapter_env *e, const char *chapter, const char *title)
 {
+    char label[64];
     const char *commit = getenv("TUTORIAL_COMMIT");
     time_t now = time(NULL);
     struct tm tm_utc;
     e->out = (e->o.csv || e->o.json) ? stderr : stdout;
     e->csv_header_done = 0;
     fprintf(e->out, "%s\n", title);
-    device_require(min_major, min_minor, chapter, &e->dev);
+    /* "02_double_buffer" -> "chapter 02" */
+    if (chapter[0] >= '0' && chapter[0] <= '9') snprintf(label, sizeof label, "chapter %.2s", chapter);
+    else snprintf(label, sizeof label, "%s", chapter);
+    device_require(label, TUTORIAL_MIN_CC, TUTORIAL_MIN_CC_FOR, TUTORIAL_ARCH, &e->dev);
     device_print(e->out, &e->dev);
 
     gmtime_r(&now, &tm_utc);

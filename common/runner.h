@@ -31,29 +31,21 @@ typedef struct {
  * @brief Parse the command line into e->o; nothing touches the GPU yet.
  *
  * e->o must hold the defaults first (options_defaults() and whatever the
- * chapter changes: its own options, dims). Prints the help on --help and a
+ * chapter changes: its own options, mnk, names). Prints the help on --help and a
  * message on bad input.
  * @return -1 to go on, else the exit code to return (0 after --help, 2 on bad input)
  */
 int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, const char *title);
 
 /**
- * @brief Print the title, find the GPU (exit 3 without one of compute
- *        capability @p min_major.@p min_minor), fill e->ctx.
+ * @brief Print the title, find the GPU and check that the chapter can run
+ *        on it (exit 3 saying what is missing: see device_require()), fill e->ctx.
+ *
+ * The chapter's requirement comes from its Makefile (MIN_CC, MIN_CC_FOR and
+ * ARCH), which common/common.mk passes to this file's compilation.
  */
-void chapter_start(chapter_env *e, const char *chapter, const char *title, int min_major,
-                   int min_minor);
+void chapter_start(chapter_env *e, const char *chapter, const char *title);
 
-/**
- * @brief 1 when the kernels were compiled for compute capability
- *        @p need (e.g. 900) or newer; otherwise prints that @p what needs it
- *        and how to rebuild, and returns 0 (the caller exits 3).
- * @param built_arch  the kernels' architecture, from nvcc's __CUDA_ARCH_LIST__ (0: unknown)
- * @param need        the architecture required, e.g. 900
- * @param chapter     the chapter's name, for the message
- * @param what        what needs it, e.g. "TMA"
- */
-int built_for(int built_arch, int need, const char *chapter, const char *what);
 /** @brief One run of the work to time: enqueue it on @p stream, return the launch status. */
 typedef cudaError_t (*run_fn)(void *arg, cudaStream_t stream);
 

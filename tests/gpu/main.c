@@ -23,7 +23,11 @@ int main(int argc, char **argv)
         {"race", launch_race, "second __syncthreads() missing"},
         {"hang", launch_hang, "waits for a flag nobody sets"},
     };
-    const gemm_chapter chapter = {"mutants", "Planted-fault kernels (each must be caught)", 0, 0,
-                                  kernels, (int)(sizeof kernels / sizeof kernels[0]), NULL, 0, NULL, NULL};
+    const gemm_chapter chapter = {
+        .chapter = "mutants",
+        .title = "Planted-fault kernels (each must be caught)",
+        .kernels = kernels,
+        .count = COUNT_OF(kernels),
+    };
     return gemm_chapter_main(argc, argv, &chapter);
 }
