@@ -2,10 +2,11 @@
 # make bench: time every chapter on this GPU and record the results.
 #
 # For each chapter: the default build at 4096^3 (all its kernels and cuBLAS),
-# its main kernel (BENCH_KERNEL) and cuBLAS at 8192^3, and every knob variant
-# its Makefile lists in BENCH_VARIANTS at 4096^3. Every row is verified.
-# A chapter that is not a GEMM (GEMM := 0) runs its default and each
-# argument set in BENCH_ARGS instead.
+# its main kernel (BENCH_KERNEL) and cuBLAS at 8192^3, and every knob setting
+# in BENCH_VARIANTS at 4096^3 (tests/chapters/<chapter>.sh). Every row is
+# verified. A chapter that is not a GEMM (GEMM=0) runs its default and each
+# argument set in BENCH_ARGS instead. The builds go to tests/build/bench (in
+# parallel, first), so the user's own builds stay as they are.
 #
 # Writes  docs/results/<gpu>.csv           default builds
 #         docs/results/<gpu>-variants.csv  knob variants
@@ -13,14 +14,15 @@
 # The commit recorded is $TUTORIAL_COMMIT, else `git rev-parse HEAD`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+. tests/lib.sh
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "make bench: no NVIDIA GPU here" >&2
     exit 3
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
-slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
-slug=${slug:-gpu}
+slug=$(gpu_slug)
 if [ -z "${TUTORIAL_COMMIT:-}" ]; then
     TUTORIAL_COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
     if [ "$TUTORIAL_COMMIT" != unknown ] && ! git diff --quiet HEAD 2>/dev/null; then
@@ -29,6 +31,7 @@ if [ -z "${TUTORIAL_COMMIT:-}" ]; then
 fi
 export TUTORIAL_COMMIT
 
+CHAPTERS=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}
 dir=${RESULTS_DIR:-docs/results}
 mkdir -p "$dir" tests/build/logs
 main="$dir/$slug.csv"
@@ -37,6 +40,16 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.main" "$tmp.var"' EXIT
 : >"$tmp.main"
 : >"$tmp.var"
+
+echo "== building (tests/build/bench, $(nproc) at a time)"
+for ch in $CHAPTERS; do
+    settings "$ch"
+    for v in "" "${BENCH_VARIANTS[@]}"; do
+        while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
+        bench_build "$ch" "$v" >/dev/null &
+    done
+done
+while [ -n "$(jobs -rp)" ]; do wait -n; done
 
 run_csv() { # log target program args...: append the CSV rows (not the header)
     local log=$1 target=$2
@@ -50,33 +63,32 @@ run_csv() { # log target program args...: append the CSV rows (not the header)
     tail -n 1 "$log"
 }
 
-for ch in ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}; do
+for ch in $CHAPTERS; do
     echo "== $ch"
-    make --no-print-directory -C "$ch" >/dev/null
-    kernel=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
-    run_csv "tests/build/logs/bench-$ch.log" "$tmp.main" "$ch/run"
-    if [ "$(make -s --no-print-directory -C "$ch" print-GEMM)" = 0 ]; then
-        # not a GEMM: its own argument sets (BENCH_ARGS, comma-separated words)
-        for a in $(make -s --no-print-directory -C "$ch" print-BENCH_ARGS); do
+    settings "$ch"
+    prog=$(bench_build "$ch")
+    run_csv "tests/build/logs/bench-$ch.log" "$tmp.main" "$prog"
+    if [ "$GEMM" = 0 ]; then
+        # not a GEMM: its own argument sets (comma-separated words)
+        for a in "${BENCH_ARGS[@]}"; do
             echo "   $a"
+            # shellcheck disable=SC2046
             run_csv "tests/build/logs/bench-$ch-$(echo "$a" | tr -c 'A-Za-z0-9_.-' '_').log" "$tmp.main" \
-                "$ch/run" $(echo "$a" | tr ',' ' ')
+                "$prog" $(echo "$a" | tr ',' ' ')
         done
         continue
     fi
-    run_csv "tests/build/logs/bench-$ch-8192.log" "$tmp.main" "$ch/run" --m 8192 --n 8192 --k 8192 \
-        --only "$kernel,cublas" --reps 10
-    for v in $(make -s --no-print-directory -C "$ch" print-BENCH_VARIANTS); do
-        b="build/variant-$(echo "$v" | tr ',=' '_-')"
-        make --no-print-directory -C "$ch" BUILD="$b" BIN="$b/run" $(echo "$v" | tr ',' ' ') >/dev/null
+    run_csv "tests/build/logs/bench-$ch-8192.log" "$tmp.main" "$prog" --m 8192 --n 8192 --k 8192 \
+        --only "$BENCH_KERNEL,cublas" --reps 10
+    for v in "${BENCH_VARIANTS[@]}"; do
         echo "   $v"
-        run_csv "tests/build/logs/bench-$ch-$(echo "$v" | tr ',=' '_-').log" "$tmp.var" "$ch/$b/run" \
-            --only "$kernel,cublas"
+        run_csv "tests/build/logs/bench-$ch-$(variant_dir "$v").log" "$tmp.var" "$(bench_build "$ch" "$v")" \
+            --only "$BENCH_KERNEL,cublas"
     done
 done
 
 header="gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,knobs,ms_median,ms_min,ms_max,tflops,pct_cublas,verified"
-chapters=" ${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')} "
+chapters=" $(echo $CHAPTERS) "
 # Rows of the chapters measured now replace their old rows; other chapters' stay.
 merge() { # results-file new-rows
     {

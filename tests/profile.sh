@@ -7,20 +7,23 @@
 #   RESULTS_DIR=dir bash tests/profile.sh     (default dir: docs/results)
 #   CHAPTERS=03_warp_specialized bash tests/profile.sh
 #
-# Each chapter runs its PROFILE_KERNELS with --no-verify --reps 1 --warmup 0,
-# so every kernel is launched exactly once, in that order, and the n-th
-# profiled launch is the n-th name. PROFILE_VARIANTS (knob settings) add the
-# chapter's BENCH_KERNEL built that way, labelled "kernel[KNOB=value]".
-# PROFILE_SKIP (a regex) names helper kernels a launch runs besides the
-# profiled one (chapter 07's transpose), which are left out.
+# Each chapter runs its PROFILE_KERNELS (tests/chapters/<chapter>.sh) with
+# --no-verify --reps 1 --warmup 0, so every kernel is launched exactly once,
+# in that order, and the n-th profiled launch is the n-th name.
+# PROFILE_VARIANTS (knob settings) add the chapter's BENCH_KERNEL built that
+# way, labelled "kernel[KNOB=value]". PROFILE_SKIP (a regex) names helper
+# kernels a launch runs besides the profiled one (chapter 07's transpose),
+# which are left out. Builds go to tests/build/bench, as make bench's do.
 # Clocks are left as they are (--clock-control none), like the benchmark's.
 #
 # For one experiment (tests/storer_sweep.sh), the environment can replace
-# the Makefile's lists and the output: PROFILE_KERNELS (empty: profile only
+# the chapter's lists and the output: PROFILE_KERNELS (empty: profile only
 # the variants), PROFILE_VARIANTS, PROFILE_ARGS (added to every run, e.g. a
 # shape) and PROFILE_OUT (the CSV to write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+. tests/lib.sh
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 [ -x "$NCU" ] || { echo "ncu not found" >&2; exit 3; }
 
@@ -56,8 +59,10 @@ lts__t_sector_hit_rate.pct
 dram__bytes_read.sum" | tr '\n' ',' | sed 's/,$//')
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
-slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
-slug=${slug:-gpu}
+slug=$(gpu_slug)
+# Lists given in the environment replace the chapter's (settings() below would overwrite them).
+[ -n "${PROFILE_KERNELS+set}" ] && KERNELS_FROM_ENV=$PROFILE_KERNELS
+[ -n "${PROFILE_VARIANTS+set}" ] && VARIANTS_FROM_ENV=$PROFILE_VARIANTS
 commit=${TUTORIAL_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 dir=${RESULTS_DIR:-docs/results}
 out=${PROFILE_OUT:-$dir/$slug-ncu.csv}
@@ -67,9 +72,8 @@ new=$(mktemp)
 trap 'rm -f "$new"' EXIT
 
 profile_run() { # chapter program kernels labels: one launch per kernel, metrics into $new
-    local ch=$1 prog=$2 kernels=$3 labels=$4 raw skip
-    # launches that are not one of the kernels (chapter 07's staging pass) are left out
-    skip=$(make -s --no-print-directory -C "$ch" print-PROFILE_SKIP)
+    local ch=$1 prog=$2 kernels=$3 labels=$4 raw skip=$PROFILE_SKIP
+    # (skip: launches that are not one of the kernels, chapter 07's staging pass)
     raw="tests/build/logs/ncu-$ch-$(echo "$labels" | tr -c 'A-Za-z0-9_.-' '_').csv"
     "$NCU" --clock-control none --metrics "$metrics" --csv --page raw \
         "$prog" --only "$kernels" --no-verify --reps 1 --warmup 0 ${PROFILE_ARGS:-} >"$raw" 2>"$raw.err"
@@ -97,14 +101,11 @@ PY
 }
 
 for ch in $chapters; do
-    make --no-print-directory -C "$ch" >/dev/null
-    kernels=${PROFILE_KERNELS-$(make -s --no-print-directory -C "$ch" print-PROFILE_KERNELS)}
-    [ -n "$kernels" ] && profile_run "$ch" "$ch/run" "$kernels" "$kernels"
-    main=$(make -s --no-print-directory -C "$ch" print-BENCH_KERNEL)
-    for v in ${PROFILE_VARIANTS-$(make -s --no-print-directory -C "$ch" print-PROFILE_VARIANTS)}; do
-        b="build/variant-$(echo "$v" | tr ',=' '_-')"
-        make --no-print-directory -C "$ch" BUILD="$b" BIN="$b/run" $(echo "$v" | tr ',' ' ') >/dev/null
-        profile_run "$ch" "$ch/$b/run" "$main" "$main[$(echo "$v" | tr ',' ' ')]"
+    settings "$ch"
+    kernels=${KERNELS_FROM_ENV-$PROFILE_KERNELS}
+    [ -n "$kernels" ] && profile_run "$ch" "$(bench_build "$ch")" "$kernels" "$kernels"
+    for v in ${VARIANTS_FROM_ENV-${PROFILE_VARIANTS[@]}}; do
+        profile_run "$ch" "$(bench_build "$ch" "$v")" "$BENCH_KERNEL" "$BENCH_KERNEL[$(echo "$v" | tr ',' ' ')]"
     done
 done
 

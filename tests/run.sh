@@ -1,102 +1,186 @@
 #!/usr/bin/env bash
-# The test suite (what `make test` and `make test-gpu` run).
+# The test suite: `make test` and `make test-gpu` run this.
 #
-#   bash tests/run.sh          host tests, then the GPU tests when a GPU is present
-#   bash tests/run.sh --gpu    only the GPU tests (exit 3 when there is no GPU)
-#   bash tests/run.sh --host   only the host tests
+#   bash tests/run.sh          make test: the host tier, then the quick GPU
+#                              tier when a GPU is present
+#   bash tests/run.sh --gpu    make test-gpu: the full GPU tier (exit 3 without a GPU)
+#   bash tests/run.sh --host   the host tier only
 #   CHAPTERS="01_naive 02_double_buffer" bash tests/run.sh   only those chapters
+#   JOBS=4 bash tests/run.sh   tests at a time (default: the machine's cores)
+#   LIST=1 bash tests/run.sh --gpu   list the tests with their commands, run none
 #
-# Every test's output goes to tests/build/logs/NAME.log; a failing test prints
-# the end of its log. The last line is "N passed, N failed, N skipped" and
+# Everything is built and run in a copy of the working tree,
+# tests/build/tree, so `./run`, the chapters' own builds and docs/html stay
+# exactly as the user left them; the last test checks that they did.
+# What each chapter's tests do is set in tests/chapters/<chapter>.sh.
+#
+# Host tier: unit tests of common/; every chapter builds with warnings as
+# errors; its PTX has its technique; its Makefile's knob defaults are the
+# ones in its kernel.cu; building below its compute capability stops with a
+# message; `make help` there; ./run --help, bad options (exit 2) and no GPU
+# (exit 3); `make chapter-NN`; make help, the results tables and the docs.
+# Quick GPU tier: each chapter's default run, two odd shapes (or its quick
+# cases), one compute-sanitizer tool, the planted faults.
+# Full GPU tier: every shape, case and knob setting, all four sanitizer
+# tools, the planted faults.
+#
+# Each test's output goes to tests/build/logs/NAME.log; a failing test
+# prints the end of its log. The last line is "N passed, N failed, N skipped";
 # the exit status is 1 when anything failed.
-#
-# Host tests: unit tests of common/, every chapter builds with warnings as
-# errors, each chapter's PTX contains its technique (PTX_MUST / PTX_MUST_NOT
-# in the chapter Makefile), ./run exits 3 without a GPU and 2 on bad options,
-# the make targets, the docs build and the results tables match the CSVs.
-# GPU tests: every chapter verified at its default size and at odd shapes,
-# every knob variant the chapter Makefile lists (BENCH_VARIANTS) verified,
-# planted-fault kernels caught, compute-sanitizer clean.
 set -u
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 
-MODE=all
+MODE=quick
 case "${1:-}" in
---gpu) MODE=gpu ;;
+--gpu) MODE=full ;;
 --host) MODE=host ;;
 "") ;;
 *) echo "usage: $0 [--gpu|--host]" >&2; exit 2 ;;
 esac
 
-LOGS=tests/build/logs
-mkdir -p "$LOGS"
-PASSED=0 FAILED=0 SKIPPED=0
-FAILED_NAMES=()
-CHAPTERS=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d /)}  # CHAPTERS="02_double_buffer" limits the run
-
 have_gpu() { nvidia-smi -L >/dev/null 2>&1; }
+if [ "$MODE" = full ] && ! have_gpu; then
+    echo "make test-gpu: no NVIDIA GPU here (nvidia-smi -L failed)" >&2
+    exit 3
+fi
 
-log_of() { echo "$LOGS/$(echo "$1" | tr -c 'A-Za-z0-9_.-' '_').log"; }
+WORK=$ROOT/tests/build
+TREE=$WORK/tree
+LOGS=$WORK/logs
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+CHAPTERS=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}
+START=$(date +%s)
+PASSED=0 FAILED=0 SKIPPED=0 DONE=0 TOTAL=0
+FAILED_NAMES=()
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
 
-report() { # name status(0=pass) log
-    if [ "$2" -eq 0 ]; then
+elapsed() { local s=$(($(date +%s) - START)); printf '%d:%02d' $((s / 60)) $((s % 60)); }
+log_of() { echo "$LOGS/$(echo "$1" | tr -c 'A-Za-z0-9_.-' '_' | cut -c1-150).log"; }
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+
+# ------------------------------------------------------------ the job queue
+# queue WANT NAME CMD...: a test that passes when CMD, run in the tree,
+# exits with WANT. run_queue runs them JOBS at a time and reports each as
+# it finishes. A test that runs past TEST_LIMIT seconds fails.
+TEST_LIMIT=${TEST_LIMIT:-900}
+Q_WANT=() Q_NAME=() Q_CMD=()
+queue() {
+    local want=$1 name=$2
+    shift 2
+    Q_WANT+=("$want")
+    Q_NAME+=("$name")
+    Q_CMD+=("$(printf '%q ' "$@")")
+}
+
+report() { # name ok log
+    DONE=$((DONE + 1))
+    if [ "$2" -eq 1 ]; then
         PASSED=$((PASSED + 1))
-        printf '  ok    %s\n' "$1"
+        printf '[%4d/%-4d %6s]  ok    %s\n' "$DONE" "$TOTAL" "$(elapsed)" "$1"
     else
         FAILED=$((FAILED + 1))
         FAILED_NAMES+=("$1")
-        printf '  FAIL  %s  (log: %s)\n' "$1" "$3"
+        printf '[%4d/%-4d %6s]  FAIL  %s  (log: %s)\n' "$DONE" "$TOTAL" "$(elapsed)" "$1" "${3#"$ROOT"/}"
         tail -n 15 "$3" | sed 's/^/        | /'
     fi
 }
 
-# t_run NAME CMD...: passes when CMD exits 0
-t_run() {
-    local name=$1 log
-    shift
-    log=$(log_of "$name")
-    "$@" >"$log" 2>&1
-    report "$name" $? "$log"
-}
-
-# t_exit CODE NAME CMD...: passes when CMD exits with CODE
-t_exit() {
-    local want=$1 name=$2 log rc
-    shift 2
-    log=$(log_of "$name")
-    "$@" >"$log" 2>&1
-    rc=$?
-    echo "[exit code $rc, expected $want]" >>"$log"
-    report "$name" $([ "$rc" -eq "$want" ] && echo 0 || echo 1) "$log"
-}
-
-t_skip() {
+skip() {
     SKIPPED=$((SKIPPED + 1))
-    printf '  skip  %s  (%s)\n' "$1" "$2"
+    printf '%18s  skip  %s  (%s)\n' "" "$1" "$2"
 }
 
-# ---------------------------------------------------------------- helpers
-
-build_unit_tests() {
-    mkdir -p tests/build &&
-        ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -isystem "$(cuda_home)/include" \
-            tests/unit/test_common.c common/options.c common/stats.c common/matrix.c \
-            common/verify.c common/report.c common/watchdog.c -lm -o tests/build/test_common
+run_queue() { # jobs: run everything queued, at most `jobs` at a time
+    local jobs=$1 i next=0 n=${#Q_NAME[@]} running=() still pid log rc
+    local -A pid_of=()
+    TOTAL=$((TOTAL + n))
+    if [ -n "${LIST:-}" ]; then
+        for i in "${!Q_NAME[@]}"; do printf '%s\n    exit %s: %s\n' "${Q_NAME[$i]}" "${Q_WANT[$i]}" "${Q_CMD[$i]}"; done
+        Q_WANT=() Q_NAME=() Q_CMD=()
+        return
+    fi
+    while [ "$next" -lt "$n" ] || [ "${#running[@]}" -gt 0 ]; do
+        while [ "$next" -lt "$n" ] && [ "${#running[@]}" -lt "$jobs" ]; do
+            log=$(log_of "${Q_NAME[$next]}")
+            (
+                cd "$TREE" || exit 99
+                timeout -k 10 "$TEST_LIMIT" bash -c "${Q_CMD[$next]}" >"$log" 2>&1
+                rc=$?
+                echo "[exit code $rc, expected ${Q_WANT[$next]}]" >>"$log"
+                echo "$rc" >"$log.rc"
+            ) &
+            pid_of[$!]=$next
+            running+=($!)
+            next=$((next + 1))
+        done
+        wait -n 2>/dev/null
+        still=()
+        for pid in "${running[@]}"; do
+            if kill -0 "$pid" 2>/dev/null; then
+                still+=("$pid")
+            else
+                wait "$pid" 2>/dev/null
+                i=${pid_of[$pid]}
+                log=$(log_of "${Q_NAME[$i]}")
+                rc=$(cat "$log.rc" 2>/dev/null || echo none)
+                report "${Q_NAME[$i]}" "$([ "$rc" = "${Q_WANT[$i]}" ] && echo 1 || echo 0)" "$log"
+            fi
+        done
+        running=("${still[@]}")
+    done
+    Q_WANT=() Q_NAME=() Q_CMD=()
 }
 
-cuda_home() {
-    local nvcc
-    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-    dirname "$(dirname "$(readlink -f "$nvcc")")"
+# --------------------------------------------- the tree the tests work in
+
+# A copy of the working tree (uncommitted changes included) without build
+# outputs; the tests build there with the chapters' default build directories.
+make_tree() {
+    rm -rf "$TREE"
+    mkdir -p "$TREE"
+    tar -C "$ROOT" --exclude=./.git --exclude=./tests/build --exclude=./run --exclude='./[0-9][0-9]_*/build' \
+        --exclude='./[0-9][0-9]_*/run' --exclude=./tests/gpu/build --exclude=./tests/gpu/run \
+        --exclude=./tests/gpu/pipeline_synccheck --exclude=./docs/html --exclude=./docs/latex -cf - . |
+        tar -C "$TREE" -xf -
 }
+
+# What the user has built: where ./run points, each chapter's program and
+# build directory, the planted-fault build and docs/html (names, sizes, times).
+user_state() {
+    (
+        cd "$ROOT" || exit 1
+        echo "run -> $(readlink run 2>/dev/null || echo '(none)')"
+        find [0-9][0-9]_*/run [0-9][0-9]_*/build tests/gpu/run tests/gpu/build docs/html \
+            -printf '%p %s %T@\n' 2>/dev/null | sort
+        sha256sum [0-9][0-9]_*/run tests/gpu/run 2>/dev/null
+    )
+}
+user_state >"$WORK/user-state.before"
+
+user_build_untouched() {
+    user_state >"$WORK/user-state.after"
+    echo "compared: where ./run points, every chapter's run (sha256) and build/, tests/gpu, docs/html"
+    head -n 1 "$WORK/user-state.after"
+    for f in "$ROOT"/[0-9][0-9]_*/build/flags; do
+        [ -f "$f" ] && echo "$(basename "$(dirname "$(dirname "$f")")") built with:" \
+            $(sed 's/|.*//' "$f" | grep -oE -- '-D[A-Z_]+=[^ ]+' | sed 's/^-D//')
+    done
+    diff "$WORK/user-state.before" "$WORK/user-state.after"
+}
+
+# ------------------------------------------------------------ test helpers
+# Each runs in the tree (its working directory) and exits 0 when it passes.
 
 # A build passes only without a single warning (nvcc -Werror all-warnings
 # does not cover every tool in the chain, so the log is read as well).
 build_warning_free() { # dir [make args...]
-    local dir=$1 out
+    local dir=$1 out rc
     shift
     out=$(make --no-print-directory -C "$dir" WERROR=1 "$@" 2>&1)
-    local rc=$?
+    rc=$?
     echo "$out"
     [ $rc -eq 0 ] || return 1
     if echo "$out" | grep -qi 'warning'; then
@@ -105,37 +189,74 @@ build_warning_free() { # dir [make args...]
     fi
 }
 
+build_chapter() { # chapter: warning-free, and its PTX for ptx_check
+    build_warning_free "$1" && make --no-print-directory -C "$1" WERROR=1 ptx
+}
+
+build_unit_tests() {
+    local nvcc
+    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+    mkdir -p tests/build &&
+        ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -O1 \
+            -isystem "$(dirname "$(dirname "$(readlink -f "$nvcc")")")/include" \
+            tests/unit/test_common.c common/options.c common/stats.c common/matrix.c \
+            common/verify.c common/report.c common/watchdog.c -lm -o tests/build/test_common
+}
+
 ptx_check() { # chapter
-    local ch=$1 ptx must mustnot p ok=0
-    make --no-print-directory -C "$ch" ptx || return 1
-    ptx="$ch/build/kernel.ptx"
-    must=$(make -s --no-print-directory -C "$ch" print-PTX_MUST)
-    mustnot=$(make -s --no-print-directory -C "$ch" print-PTX_MUST_NOT)
-    [ -n "$must" ] || { echo "$ch/Makefile sets no PTX_MUST"; return 1; }
-    for p in $must; do
-        if grep -qE "$p" "$ptx"; then echo "found     '$p'"; else echo "MISSING   '$p'"; ok=1; fi
+    local ch=$1 p ok=0
+    settings "$ch"
+    [ ${#PTX_MUST[@]} -gt 0 ] || { echo "tests/chapters/$ch.sh sets no PTX_MUST"; return 1; }
+    for p in "${PTX_MUST[@]}"; do
+        if grep -qE "$p" "$ch/build/kernel.ptx"; then echo "found     '$p'"; else echo "MISSING   '$p'"; ok=1; fi
     done
-    for p in $mustnot; do
-        if grep -qE "$p" "$ptx"; then echo "UNWANTED  '$p'"; ok=1; else echo "absent    '$p' (as it should be)"; fi
+    for p in "${PTX_MUST_NOT[@]}"; do
+        if grep -qE "$p" "$ch/build/kernel.ptx"; then echo "UNWANTED  '$p'"; ok=1; else echo "absent    '$p' (as it should be)"; fi
     done
     return $ok
 }
 
-no_gpu_exit_3() { # chapter: with every GPU hidden, ./run must say so and exit 3
+# The Makefile's `KNOB ?= value` is the default kernel.cu falls back to
+# (#ifndef KNOB / #define KNOB value), which a later chapter compiling this
+# kernel as its baseline gets.
+knob_defaults_agree() { # chapter
+    local ch=$1 k mk cu ok=0
+    for k in $(make -s --no-print-directory -C "$ch" print-KNOBS); do
+        mk=$(sed -n "s/^$k *?= *\([^ #]*\).*/\1/p" "$ch/Makefile")
+        cu=$(awk -v k="$k" '$1 == "#ifndef" && $2 == k { getline; if ($1 == "#define" && $2 == k) print $3 }' "$ch/kernel.cu")
+        echo "$k: Makefile '$mk', kernel.cu '$cu'"
+        [ -n "$mk" ] && [ "$mk" = "$cu" ] || ok=1
+    done
+    return $ok
+}
+
+# Building for an ARCH below MIN_CC stops before compiling, naming the need.
+below_min_refused() { # chapter
+    local ch=$1 min below out rc
+    min=$(make -s --no-print-directory -C "$ch" print-MIN_CC)
+    case $min in 75) below=sm_70 ;; 80) below=sm_75 ;; 90) below=sm_89 ;; *) echo "MIN_CC $min?"; return 1 ;; esac
+    out=$(make --no-print-directory -C "$ch" ARCH=$below BUILD=build/refused BIN=build/refused/run 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -ne 0 ] && echo "$out" | grep -q "chapter ${ch%%_*} needs compute capability ${min%?}\.${min#?} for" &&
+        [ ! -e "$ch/build/refused/run" ]
+}
+
+make_help_lists_knobs() { # chapter
+    local ch=$1 out k
+    out=$(make --no-print-directory -C "$ch" help) || return 1
+    echo "$out"
+    for k in $(make -s --no-print-directory -C "$ch" print-KNOBS); do
+        echo "$out" | grep -qE "^  $k=[^ ]+ +[a-z0-9]" || { echo "knob $k missing"; return 1; }
+    done
+}
+
+no_gpu_exit_3() { # chapter: with every GPU hidden, ./run says so and exits 3
     local out rc
     out=$(CUDA_VISIBLE_DEVICES= "$1/run" 2>&1)
     rc=$?
     echo "$out"
-    [ $rc -eq 3 ] && echo "$out" | grep -q 'no CUDA device'
-}
-
-old_arch_exit_3() { # chapter: built for sm_80, ./run must say it needs Hopper and exit 3 (no GPU needed)
-    local ch=$1 dir=build/arch-sm_80 out rc
-    make --no-print-directory -C "$ch" ARCH=sm_80 BUILD="$dir" BIN="$dir/run" WERROR=1 || return 1
-    out=$("$ch/$dir/run" 2>&1)
-    rc=$?
-    echo "$out"
-    [ $rc -eq 3 ] && echo "$out" | grep -q 'need.*Hopper'
+    [ $rc -eq 3 ] && echo "$out" | grep -q 'no NVIDIA GPU or driver found' && echo "$out" | grep -q nvidia-smi
 }
 
 bad_option_exit_2() { # chapter args...: exit 2 and a message naming the problem
@@ -147,22 +268,29 @@ bad_option_exit_2() { # chapter args...: exit 2 and a message naming the problem
     [ $rc -eq 2 ] && [ -n "$out" ]
 }
 
-help_exit_0() {
+help_exit_0() { # chapter: options, exit codes, and --only lists this chapter's names
     local out
     out=$("$1/run" --help) || return 1
     echo "$out"
-    echo "$out" | grep -q -- '--reps' && echo "$out" | grep -q 'exit codes'
+    echo "$out" | grep -q -- '--reps' && echo "$out" | grep -q 'exit codes' && echo "$out" | grep -q 'from: '
 }
 
-chapter_target() { # make chapter-NN builds and points ./run at it
-    local ch=$1 num=${1%%_*}
-    make --no-print-directory "chapter-$num" &&
-        [ "$(readlink run)" = "$ch/run" ] && ./run --help >/dev/null
+chapter_targets() { # make chapter-NN builds (nothing to do here) and points ./run at it
+    local ch
+    for ch in "$@"; do
+        make --no-print-directory "chapter-${ch%%_*}" WERROR=1 && [ "$(readlink run)" = "$ch/run" ] &&
+            ./run --help >/dev/null || { echo "make chapter-${ch%%_*} failed"; return 1; }
+    done
 }
 
-docs_build() {
-    make --no-print-directory docs && [ -f docs/html/index.html ]
+make_help_lists_chapters() {
+    local out ch
+    out=$(make --no-print-directory help) || return 1
+    echo "$out"
+    for ch in "$@"; do echo "$out" | grep -q "chapter-${ch%%_*}" || return 1; done
 }
+
+docs_build() { make --no-print-directory docs && [ -f docs/html/index.html ]; }
 
 sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
 
@@ -180,11 +308,11 @@ sanitize() { # tool program args...: clean run, and the tool really ran
 # cuda::pipeline::producer_commit() even for the smallest correct use of a
 # block-scoped pipeline (tests/gpu/pipeline_synccheck.cu; docs/measuring.md),
 # and stops the kernel there. For chapters that use cuda::pipeline
-# (PIPELINE_API := 1 in their Makefile) that report is accepted, and only
-# that one; since the kernel stops, synccheck covers nothing after the first
+# (PIPELINE_API=1 in their settings) that report is accepted, and only that
+# one; since the kernel stops, synccheck covers nothing after the first
 # commit in them, which racecheck, memcheck, initcheck and the verification
 # of every shape and variant cover instead.
-sanitize_pipeline_chapter() { # program args...
+sanitize_pipeline() { # program args...
     local out rc n missing commit
     out=$("$(sanitizer)" --tool synccheck --print-limit 1000000 "$@" 2>&1)
     rc=$?
@@ -200,8 +328,6 @@ sanitize_pipeline_chapter() { # program args...
 # a new toolkit stops making it, this fails: then make the check strict again.
 pipeline_report_still_known() {
     local out
-    nvcc -std=c++17 -arch=sm_"$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d ' .')" \
-        -o tests/gpu/pipeline_synccheck tests/gpu/pipeline_synccheck.cu || return 1
     tests/gpu/pipeline_synccheck copy || return 1
     out=$("$(sanitizer)" --tool synccheck tests/gpu/pipeline_synccheck copy 2>&1)
     echo "$out" | tail -n 5
@@ -209,167 +335,210 @@ pipeline_report_still_known() {
 }
 
 sanitizer_catches_race() {
-    local out
+    local out rc
     out=$("$(sanitizer)" --tool racecheck --error-exitcode 99 tests/gpu/run --only race \
         --m 64 --n 64 --k 64 --reps 1 --warmup 0 2>&1)
-    local rc=$?
+    rc=$?
     echo "$out"
     [ $rc -eq 99 ] && echo "$out" | grep -qi 'hazard'
 }
 
-variant_build_dir() { echo "build/variant-$(echo "$1" | tr ',=' '_-')"; }
+# ------------------------------------------------------------------- tiers
 
-mkvar() { make -s --no-print-directory -C "$1" "print-$2"; } # chapter VARIABLE: its value
+# Chapters in the order their builds take longest, so parallel builds end together.
+by_build_time() { local ch; for ch in 06 04 03 07 02 05 01; do echo "$CHAPTERS" | tr ' ' '\n' | grep "^${ch}_"; done; }
 
-# A chapter's Makefile lists extra GPU cases as words of comma-separated
-# arguments (GPU_CASES: must verify; GPU_EXIT_CASES: CODE:args, must exit CODE).
-gpu_cases() { # chapter
-    local ch=$1 c code args
-    for c in $(mkvar "$ch" GPU_CASES); do
-        t_run "$ch: $c verified" "$ch/run" --reps 3 --warmup 1 $(echo "$c" | tr ',' ' ')
+host_tier() {
+    local ch
+    echo "== host tests ($JOBS at a time)"
+    queue 0 "unit tests build (warnings are errors)" build_unit_tests
+    for ch in $(by_build_time); do
+        queue 0 "$ch: builds warning-free, and its PTX" build_chapter "$ch"
     done
-    for c in $(mkvar "$ch" GPU_EXIT_CASES); do
-        code=${c%%:*}
-        args=${c#*:}
-        t_exit "$code" "$ch: $args -> exit $code" "$ch/run" --warmup 0 --reps 1 $(echo "$args" | tr ',' ' ')
-    done
-}
+    queue 0 "tests/gpu (planted faults): builds warning-free" build_warning_free tests/gpu
+    run_queue "$JOBS"
 
-# ------------------------------------------------------------- host tests
-
-host_tests() {
-    echo "host tests"
-    if build_unit_tests >"$(log_of unit-build)" 2>&1; then
-        report "unit: build (warnings are errors)" 0 "$(log_of unit-build)"
-        for t in $(tests/build/test_common --list); do
-            t_run "unit: $t" tests/build/test_common "$t"
-        done
-    else
-        report "unit: build (warnings are errors)" 1 "$(log_of unit-build)"
+    if [ -x "$TREE/tests/build/test_common" ]; then
+        for t in $("$TREE/tests/build/test_common" --list); do queue 0 "unit: $t" tests/build/test_common "$t"; done
     fi
-
     for ch in $CHAPTERS; do
-        t_run "$ch: builds warning-free" build_warning_free "$ch"
-        t_run "$ch: PTX has the technique" ptx_check "$ch"
-        t_run "$ch: make chapter-${ch%%_*} points ./run at it" chapter_target "$ch"
-        t_run "$ch: --help exits 0" help_exit_0 "$ch"
-        t_run "$ch: no GPU -> exit 3 with a message" no_gpu_exit_3 "$ch"
-        if [ "$(mkvar "$ch" HOPPER_ONLY)" = 1 ]; then
-            t_run "$ch: built for sm_80 -> exit 3, needs Hopper" old_arch_exit_3 "$ch"
-        fi
-        t_run "$ch: --m -1 -> exit 2" bad_option_exit_2 "$ch" --m -1
-        t_run "$ch: --m 0 -> exit 2" bad_option_exit_2 "$ch" --m 0
-        t_run "$ch: --k abc -> exit 2" bad_option_exit_2 "$ch" --k abc
-        t_run "$ch: --n 99999999999 -> exit 2" bad_option_exit_2 "$ch" --n 99999999999
-        t_run "$ch: --reps (no value) -> exit 2" bad_option_exit_2 "$ch" --reps
-        t_run "$ch: --bogus -> exit 2" bad_option_exit_2 "$ch" --bogus
-        t_run "$ch: --only nosuchkernel -> exit 2" bad_option_exit_2 "$ch" --only nosuchkernel
+        queue 0 "$ch: PTX has the technique" ptx_check "$ch"
+        queue 0 "$ch: Makefile knob defaults are kernel.cu's" knob_defaults_agree "$ch"
+        queue 0 "$ch: make help lists its knobs" make_help_lists_knobs "$ch"
+        queue 0 "$ch: building below its compute capability stops with a message" below_min_refused "$ch"
+        queue 0 "$ch: --help lists the options and its names" help_exit_0 "$ch"
+        queue 0 "$ch: no GPU -> exit 3 with a message" no_gpu_exit_3 "$ch"
+        queue 0 "$ch: --m -1 -> exit 2" bad_option_exit_2 "$ch" --m -1
+        queue 0 "$ch: --m 0 -> exit 2" bad_option_exit_2 "$ch" --m 0
+        queue 0 "$ch: --k abc -> exit 2" bad_option_exit_2 "$ch" --k abc
+        queue 0 "$ch: --n 99999999999 -> exit 2" bad_option_exit_2 "$ch" --n 99999999999
+        queue 0 "$ch: --reps (no value) -> exit 2" bad_option_exit_2 "$ch" --reps
+        queue 0 "$ch: --bogus -> exit 2" bad_option_exit_2 "$ch" --bogus
+        queue 0 "$ch: --only nosuchkernel -> exit 2" bad_option_exit_2 "$ch" --only nosuchkernel
     done
-    t_run "tests/gpu (planted faults): builds warning-free" build_warning_free tests/gpu
-
-    t_run "make help lists every chapter" bash -c \
-        "out=\$(make --no-print-directory help) && for ch in $(echo $CHAPTERS); do echo \"\$out\" | grep -q \"chapter-\${ch%%_*}\" || exit 1; done"
-    t_run "results tables match docs/results/*.csv" bash docs/gen_tables.sh --check
+    # shellcheck disable=SC2086
+    queue 0 "make chapter-NN points ./run at each chapter" chapter_targets $CHAPTERS
+    # shellcheck disable=SC2086
+    queue 0 "make help lists every chapter" make_help_lists_chapters $CHAPTERS
+    queue 0 "results tables match docs/results/*.csv" bash docs/gen_tables.sh --check
     if command -v doxygen >/dev/null; then
-        t_run "make docs (Doxygen, warnings are errors)" docs_build
+        queue 0 "make docs (Doxygen, warnings are errors)" docs_build
     else
-        t_skip "make docs (Doxygen, warnings are errors)" "doxygen is not installed; .ci/run installs it"
+        skip "make docs (Doxygen, warnings are errors)" "doxygen is not installed; .ci/run installs it"
     fi
+    run_queue "$JOBS"
 }
-
-# -------------------------------------------------------------- GPU tests
 
 # Shapes every GEMM kernel must get right: tiny, prime-ish, not multiples of
 # any tile, K not a multiple of 4 (no 16-byte loads), tall-skinny, short-wide.
 SHAPES="1x1x1 17x33x9 127x255x63 1000x1000x1000 4097x4095x4099 6000x24x700 24x6000x700 300x200x5000"
+QUICK_SHAPES="127x255x63 4097x4095x4099"
+GPU_JOBS=${GPU_JOBS:-$((JOBS < 8 ? JOBS : 8))}
 
-gpu_tests() {
-    local ch shape m n k seed v dir kernel variants tool sargs
-    echo "GPU tests ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1))"
-    for ch in $CHAPTERS; do
-        make --no-print-directory -C "$ch" >/dev/null 2>&1
-        t_run "$ch: default size verified" "$ch/run"
-        if [ "$(mkvar "$ch" GEMM)" != 0 ]; then
-            seed=100
-            for shape in $SHAPES; do
-                IFS=x read -r m n k <<<"$shape"
-                seed=$((seed + 1))
-                t_run "$ch: ${shape} verified" "$ch/run" --m "$m" --n "$n" --k "$k" --reps 2 --warmup 1 \
-                    --seed $seed $(mkvar "$ch" SHAPE_ARGS)
-            done
-        fi
-        gpu_cases "$ch"
-        kernel=$(mkvar "$ch" BENCH_KERNEL)
-        variants=$(mkvar "$ch" BENCH_VARIANTS)
-        for v in $variants; do
-            dir=$(variant_build_dir "$v")
-            if make --no-print-directory -C "$ch" BUILD="$dir" BIN="$dir/run" $(echo "$v" | tr ',' ' ') \
-                >"$(log_of "$ch-$v-build")" 2>&1; then
-                for shape in 127x255x63 1000x1000x1000 4097x4095x4099; do
-                    IFS=x read -r m n k <<<"$shape"
-                    t_run "$ch: $kernel [$v] $shape verified" "$ch/$dir/run" --only "$kernel" \
-                        --m "$m" --n "$n" --k "$k" --reps 1 --warmup 0 --seed 7
-                done
-            else
-                report "$ch: $kernel [$v] builds" 1 "$(log_of "$ch-$v-build")"
-            fi
-        done
-        sargs=$(mkvar "$ch" SANITIZE_ARGS | tr ',' ' ')
-        sargs=${sargs:---m 130 --n 200 --k 70}
-        if [ -n "$(sanitizer)" ]; then
-            for tool in memcheck racecheck synccheck initcheck; do
-                if [ "$tool" = synccheck ] && [ "$(mkvar "$ch" PIPELINE_API)" = 1 ]; then
-                    t_run "$ch: compute-sanitizer synccheck: only cuda::pipeline's known report ($sargs)" \
-                        sanitize_pipeline_chapter "$ch/run" $sargs --reps 1 --warmup 0
-                    continue
-                fi
-                t_run "$ch: compute-sanitizer $tool clean ($sargs)" sanitize "$tool" "$ch/run" \
-                    $sargs --reps 1 --warmup 0
-            done
-            # knob settings whose synchronization differs from the default's (storer warps)
-            for v in $(mkvar "$ch" SANITIZE_VARIANTS); do
-                dir=$(variant_build_dir "$v")
-                make --no-print-directory -C "$ch" BUILD="$dir" BIN="$dir/run" $(echo "$v" | tr ',' ' ') >/dev/null 2>&1
-                for tool in memcheck racecheck; do
-                    t_run "$ch: $kernel [$v] compute-sanitizer $tool clean" sanitize "$tool" "$ch/$dir/run" \
-                        --only "$kernel" --m 300 --n 200 --k 70 --reps 1 --warmup 0
-                done
-            done
-        else
-            t_skip "$ch: compute-sanitizer" "compute-sanitizer not found"
-        fi
+# The chapter's cases (comma-separated arguments) and exit cases (CODE:args)
+queue_cases() { # chapter cases...
+    local ch=$1 c
+    shift
+    for c in "$@"; do
+        # shellcheck disable=SC2046
+        queue 0 "$ch: $c verified" "$ch/run" --reps 3 --warmup 1 $(echo "$c" | tr ',' ' ')
     done
+}
 
-    echo "planted faults (each must be caught)"
-    make --no-print-directory -C tests/gpu >/dev/null 2>&1
-    for f in tile_bound unwritten one_nan; do
-        t_exit 1 "verification catches: $f" tests/gpu/run --only "$f" --m 127 --n 255 --k 63 --reps 1 --warmup 0
+queue_shapes() { # chapter shapes
+    local ch=$1 shape m n k seed=100
+    for shape in $2; do
+        IFS=x read -r m n k <<<"$shape"
+        seed=$((seed + 1))
+        queue 0 "$ch: $shape verified" "$ch/run" --m "$m" --n "$n" --k "$k" --reps 2 --warmup 1 --seed $seed \
+            "${SHAPE_ARGS[@]}"
     done
-    t_exit 5 "watchdog turns a hung kernel into exit 5" tests/gpu/run --only hang --m 64 --n 64 --k 64 --timeout 3
-    if [ -n "$(sanitizer)" ]; then
-        t_run "racecheck catches a missing __syncthreads()" sanitizer_catches_race
-        t_run "synccheck's cuda::pipeline report is still the known one" pipeline_report_still_known
+}
+
+queue_sanitizer() { # chapter program tool [args...]
+    local ch=$1 prog=$2 tool=$3
+    shift 3
+    local args=("${SANITIZE_ARGS[@]:-}")
+    [ -n "${args[*]}" ] || args=(--m 130 --n 200 --k 70)
+    # the watchdog is not what these test: a slow tool must not trip it
+    if [ "$tool" = synccheck ] && [ "$PIPELINE_API" = 1 ]; then
+        queue 0 "$ch: compute-sanitizer synccheck: only cuda::pipeline's known report" \
+            sanitize_pipeline "$prog" "${args[@]}" "$@" --reps 1 --warmup 0 --timeout 600
+    else
+        queue 0 "$ch: compute-sanitizer $tool clean${*:+ ($*)}" sanitize "$tool" "$prog" "${args[@]}" "$@" \
+            --reps 1 --warmup 0 --timeout 600
     fi
 }
 
-# ------------------------------------------------------------------- main
+queue_faults() {
+    local f
+    for f in tile_bound unwritten one_nan; do
+        queue 1 "planted fault caught by the verification: $f" tests/gpu/run --only "$f" --m 127 --n 255 --k 63 \
+            --reps 1 --warmup 0
+    done
+    queue 5 "planted fault: the watchdog turns a hung kernel into exit 5" tests/gpu/run --only hang --m 64 --n 64 \
+        --k 64 --timeout 3
+}
 
-if [ "$MODE" != gpu ]; then host_tests; fi
-if [ "$MODE" = gpu ] && ! have_gpu; then
-    echo "make test-gpu: no NVIDIA GPU here (nvidia-smi -L failed)" >&2
-    exit 3
-fi
-if [ "$MODE" != host ]; then
-    if have_gpu; then
-        gpu_tests
+quick_gpu_tier() {
+    local ch
+    echo "== quick GPU tests on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1) ($GPU_JOBS at a time)"
+    for ch in $CHAPTERS; do
+        settings "$ch"
+        queue 0 "$ch: default run verified" "$ch/run"
+        if [ "$GEMM" = 1 ]; then queue_shapes "$ch" "$QUICK_SHAPES"; fi
+        queue_cases "$ch" "${QUICK_CASES[@]}"
+        if [ -n "$(sanitizer)" ]; then queue_sanitizer "$ch" "$ch/run" "$QUICK_SANITIZER"; fi
+    done
+    [ -n "$(sanitizer)" ] || skip "compute-sanitizer tests" "compute-sanitizer not found"
+    queue_faults
+    run_queue "$GPU_JOBS"
+}
+
+full_gpu_tier() {
+    local ch v shape m n k code args tool
+    echo "== full GPU tests on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)"
+    echo "   builds: every chapter, knob setting and planted-fault kernel, $JOBS at a time"
+    for ch in $(by_build_time); do
+        queue 0 "$ch: builds" make --no-print-directory -C "$ch"
+        settings "$ch"
+        for v in $(printf '%s\n' "${BENCH_VARIANTS[@]}" "${SANITIZE_VARIANTS[@]}" | sort -u); do
+            # shellcheck disable=SC2046
+            queue 0 "$ch [$v]: builds" make --no-print-directory -C "$ch" BUILD="build/$(variant_dir "$v")" \
+                BIN="build/$(variant_dir "$v")/run" $(echo "$v" | tr ',' ' ')
+        done
+    done
+    queue 0 "tests/gpu (planted faults): builds" make --no-print-directory -C tests/gpu
+    queue 0 "tests/gpu/pipeline_synccheck: builds" nvcc -std=c++17 -arch=sm_"$(nvidia-smi \
+        --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d ' .')" -o tests/gpu/pipeline_synccheck \
+        tests/gpu/pipeline_synccheck.cu
+    run_queue "$JOBS"
+
+    echo "   runs, $GPU_JOBS at a time"
+    for ch in $CHAPTERS; do
+        settings "$ch"
+        queue 0 "$ch: default run verified" "$ch/run"
+        if [ "$GEMM" = 1 ]; then queue_shapes "$ch" "$SHAPES"; fi
+        queue_cases "$ch" "${GPU_CASES[@]}"
+        for c in "${GPU_EXIT_CASES[@]}"; do
+            code=${c%%:*} args=${c#*:}
+            # shellcheck disable=SC2046
+            queue "$code" "$ch: $args -> exit $code" "$ch/run" --warmup 0 --reps 1 $(echo "$args" | tr ',' ' ')
+        done
+        for v in "${BENCH_VARIANTS[@]}"; do
+            for shape in 127x255x63 1000x1000x1000 4097x4095x4099; do
+                IFS=x read -r m n k <<<"$shape"
+                queue 0 "$ch: $BENCH_KERNEL [$v] $shape verified" "$ch/build/$(variant_dir "$v")/run" --only "$BENCH_KERNEL" \
+                    --m "$m" --n "$n" --k "$k" --reps 1 --warmup 0 --seed 7
+            done
+        done
+        if [ -n "$(sanitizer)" ]; then
+            for tool in memcheck racecheck synccheck initcheck; do queue_sanitizer "$ch" "$ch/run" "$tool"; done
+            # knob settings whose synchronization differs from the default's (storer warps)
+            for v in "${SANITIZE_VARIANTS[@]}"; do
+                for tool in memcheck racecheck; do
+                    queue 0 "$ch: $BENCH_KERNEL [$v] compute-sanitizer $tool clean" sanitize "$tool" \
+                        "$ch/build/$(variant_dir "$v")/run" --only "$BENCH_KERNEL" --m 300 --n 200 --k 70 --reps 1 \
+                        --warmup 0 --timeout 600
+                done
+            done
+        fi
+    done
+    queue_faults
+    if [ -n "$(sanitizer)" ]; then
+        queue 0 "racecheck catches a missing __syncthreads()" sanitizer_catches_race
+        queue 0 "synccheck's cuda::pipeline report is still the known one" pipeline_report_still_known
     else
-        t_skip "GPU tests" "no NVIDIA GPU here; run make test-gpu on a machine with one"
+        skip "compute-sanitizer tests" "compute-sanitizer not found"
     fi
-fi
+    run_queue "$GPU_JOBS"
+}
+
+# -------------------------------------------------------------------- main
+
+# The tests run in `bash -c` (under timeout): hand them the helpers.
+export ROOT TREE WORK LOGS
+export -f $(declare -F | awk '{print $3}')
+
+echo "copying the working tree to ${TREE#"$ROOT"/} (the tests build and run there)"
+make_tree
+case $MODE in
+host) host_tier ;;
+quick)
+    host_tier
+    if have_gpu; then quick_gpu_tier; else skip "GPU tests" "no NVIDIA GPU here; make test-gpu runs them on a machine with one"; fi
+    ;;
+full)
+    full_gpu_tier
+    ;;
+esac
+queue 0 "the user's ./run, chapter builds and docs are untouched" user_build_untouched
+run_queue 1
 
 if [ "$FAILED" -gt 0 ]; then
     echo "failed:"
     printf '  %s\n' "${FAILED_NAMES[@]}"
 fi
+echo "($(elapsed) in all)"
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]

@@ -9,6 +9,8 @@
 #   TUTORIAL_COMMIT=abc123 bash tests/storer_sweep.sh   -> docs/results/<gpu>-storer.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+. tests/lib.sh
 ch=04_persistent
 # 8 producer warps keep the consumers busy; a storer warp beside them
 # makes the block 17 warps, which caps every thread at 96 registers.
@@ -25,19 +27,14 @@ profile_shape=16384x16384x64
 profile_settings="STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=0 PRODUCER_WARPS=4,STORER_WARPS=1
 PRODUCER_WARPS=4,STORER_WARPS=4"
 
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
-slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1 || true)
-out="docs/results/${slug:-gpu}-storer.csv"
-# the build directories tests/profile.sh uses for a knob setting
-dir_of() { echo "build/variant-$(echo "$1" | tr ',=' '_-')"; }
+out="docs/results/$(gpu_slug)-storer.csv"
 mkdir -p tests/build/logs docs/results
 
+# the builds tests/profile.sh uses too (tests/build/bench)
 pids=()
 for r in 0 1; do
     for s in $settings; do
-        b=$(dir_of "$s,RESIDUAL=$r")
-        make --no-print-directory -C "$ch" BUILD="$b" BIN="$b/run" $(echo "$s" | tr ',' ' ') RESIDUAL=$r \
-            >"tests/build/logs/$(basename "$b").log" 2>&1 &
+        bench_build "$ch" "$s,RESIDUAL=$r" >/dev/null &
         pids+=($!)
     done
 done
@@ -50,9 +47,8 @@ for c in $cases; do
     shape=${c%:*} r=${c#*:}
     IFS=x read -r m n k <<<"$shape"
     for s in $settings; do
-        b=$(dir_of "$s,RESIDUAL=$r")
-        log="tests/build/logs/storer-run-$(basename "$b")-$shape.log"
-        "$ch/$b/run" --only persistent,cublas --m "$m" --n "$n" --k "$k" --reps 10 --csv >"$tmp" 2>"$log"
+        log="tests/build/logs/storer-run-$(variant_dir "$s,RESIDUAL=$r")-$shape.log"
+        "$(bench_build "$ch" "$s,RESIDUAL=$r")" --only persistent,cublas --m "$m" --n "$n" --k "$k" --reps 10 --csv >"$tmp" 2>"$log"
         tail -n +2 "$tmp" >>"$tmp.rows"
         echo "$shape RESIDUAL=$r $s: $(grep '^persistent' "$log" | head -n1 | awk '{for(i=1;i<=NF;i++) if ($i ~ /^[0-9]+\.[0-9]+$/) {print $i " ms"; break}}')"
     done

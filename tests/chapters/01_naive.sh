@@ -1,0 +1,21 @@
+# Chapter 01's test, benchmark and profile settings (sourced by tests/*.sh).
+# Lists are bash arrays; a setting's knobs or arguments are comma-separated.
+
+# PTX of the lesson kernel: 16-byte global loads and block barriers, and no
+# asynchronous copies (this chapter is the synchronous baseline).
+PTX_MUST=('ld\.global\.nc\.v4\.f32' 'bar\.sync')
+PTX_MUST_NOT=('cp\.async')
+
+# make test: the sanitizer tool of the quick tier
+QUICK_SANITIZER=racecheck
+
+# make bench (and make test-gpu verifies each): the blocked kernel's tile
+# settings the default was chosen from
+BENCH_KERNEL=blocked
+BENCH_VARIANTS=(BM=128,BN=128,BK=8,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=2
+                BM=128,BN=128,BK=32,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=1
+                BM=128,BN=64,BK=16,MIN_BLOCKS=3 BM=64,BN=64,BK=16,MIN_BLOCKS=4
+                BM=128,BN=256,BK=16,MIN_BLOCKS=1)
+
+# tests/profile.sh: kernels under Nsight Compute, in launch order
+PROFILE_KERNELS=naive,tiled,blocked,cublas

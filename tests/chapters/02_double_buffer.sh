@@ -1,0 +1,18 @@
+# Chapter 02's test, benchmark and profile settings (sourced by tests/*.sh).
+
+# The copies are asynchronous: cp.async in the PTX (LDGSTS in SASS), both the
+# 16-byte and the 4-byte form.
+PTX_MUST=('cp\.async\.(cg|ca)\.shared\.global.*16' 'cp\.async\.ca\.shared\.global.*4')
+PTX_MUST_NOT=()
+# Uses cuda::pipeline: synccheck may report only the library's known
+# 'Missing wait' at producer_commit (tests/run.sh, sanitize_pipeline).
+PIPELINE_API=1
+QUICK_SANITIZER=racecheck
+
+BENCH_KERNEL=double_buffer
+BENCH_VARIANTS=(BK=8,STAGES=2 BK=8,STAGES=3 BK=16,STAGES=2 BK=16,STAGES=3
+                BK=32,STAGES=2 BK=32,STAGES=3 BK=32,STAGES=4)
+
+PROFILE_KERNELS=blocked,double_buffer,cublas
+# ... and the lesson kernel again with these knobs, beside the default
+PROFILE_VARIANTS=(BK=8)

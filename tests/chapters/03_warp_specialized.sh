@@ -1,0 +1,21 @@
+# Chapter 03's test, benchmark and profile settings (sourced by tests/*.sh).
+
+# Asynchronous copies, and the partitioned pipeline's mbarrier traffic
+# instead of bar.sync in the main loop.
+PTX_MUST=('cp\.async\.(cg|ca)\.shared\.global' 'mbarrier\.try_wait')
+PTX_MUST_NOT=()
+PIPELINE_API=1
+QUICK_SANITIZER=racecheck
+
+BENCH_KERNEL=warp_specialized
+BENCH_VARIANTS=(PRODUCER_WARPS=1,STAGES=4 PRODUCER_WARPS=2,STAGES=4 PRODUCER_WARPS=4,STAGES=2
+                PRODUCER_WARPS=4,STAGES=3 PRODUCER_WARPS=4,STAGES=4 PRODUCER_WARPS=4,STAGES=6
+                PRODUCER_WARPS=8,STAGES=4 PRODUCER_WARPS=8,STAGES=6 PRODUCER_WARPS=4,STAGES=4,BK=16
+                PRODUCER_WARPS=1,STAGES=2,MIN_BLOCKS=2,BK=16
+                STORER_WARPS=1 PRODUCER_WARPS=4,STORER_WARPS=4)
+# make test-gpu also runs these under memcheck and racecheck (the storer
+# warps' hand-off differs from the default's)
+SANITIZE_VARIANTS=(STORER_WARPS=1 PRODUCER_WARPS=4,STORER_WARPS=4)
+
+PROFILE_KERNELS=double_buffer,warp_specialized,cublas
+PROFILE_VARIANTS=(PRODUCER_WARPS=1 PRODUCER_WARPS=4)

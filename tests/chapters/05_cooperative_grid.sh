@@ -1,0 +1,20 @@
+# Chapter 05's test, benchmark and profile settings (sourced by tests/*.sh).
+
+# The grid barrier of cooperative_groups::grid_group::sync(): a barrier over
+# the block, then an atomic on a global counter and a spin on it.
+PTX_MUST=('atom\.add\.release\.gpu' 'ld\.acquire\.gpu')
+PTX_MUST_NOT=()
+# grid.sync() works through global memory, which racecheck does not follow
+QUICK_SANITIZER=memcheck
+
+# Not a GEMM: no matrix shapes; these cases instead (comma-separated arguments)
+GEMM=0
+GPU_CASES=(--elements=1 --elements=17,--iters=7 --elements=1000,--blocks=1 --elements=4097,--blocks=7
+           --elements=1000000,--iters=10 --no-coop,--elements=4097 --elements=16777216,--iters=3,--reps=2)
+QUICK_CASES=(--elements=17,--iters=7 --elements=4097,--blocks=7 --no-coop,--elements=4097)
+GPU_EXIT_CASES=(3:--blocks=1000000 5:--divergent-sync,--only=two_stage,--iters=3,--timeout=3)
+SANITIZE_ARGS=(--elements 5000 --iters 3)
+
+# make bench: these argument sets (--blocks=132: one block per SM on an H100)
+BENCH_KERNEL=cooperative
+BENCH_ARGS=(--blocks=132 --elements=4194304,--iters=100 --elements=67108864,--iters=10)

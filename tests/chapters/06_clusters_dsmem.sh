@@ -1,0 +1,24 @@
+# Chapter 06's test, benchmark and profile settings (sourced by tests/*.sh).
+
+# Cluster barriers (cluster.sync()), DSMEM addresses (mapa) and arrivals on
+# a peer block's mbarrier.
+PTX_MUST=('barrier\.cluster\.arrive' 'barrier\.cluster\.wait' 'mapa\.shared::cluster'
+          'mbarrier\.arrive\.release\.cluster\.shared::cluster')
+PTX_MUST_NOT=()
+# Chapter 03's kernel (a baseline here) uses cuda::pipeline: synccheck's known report.
+PIPELINE_API=1
+QUICK_SANITIZER=racecheck
+
+# The GEMM shape tests leave the demonstrations out; the sanitizers run both, smaller.
+SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cublas)
+SANITIZE_ARGS=(--m 130 --n 200 --k 70 --elements 100000 --rounds 20 --pings 100)
+GPU_CASES=(--elements=1,--only=clusters --elements=1000003,--rounds=3,--pings=5,--only=clusters)
+QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
+GPU_EXIT_CASES=(4:--bad-cluster-grid,--only=clusters)
+
+BENCH_KERNEL=cluster
+BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8,PRODUCER_WARPS=4 PRODUCER_WARPS=4 CLUSTER_RELEASE=1)
+SANITIZE_VARIANTS=(CLUSTER=1 CLUSTER=4)
+
+PROFILE_KERNELS=warp_specialized,cluster,cublas
+PROFILE_VARIANTS=(CLUSTER=1 CLUSTER=4)

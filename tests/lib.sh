@@ -1,0 +1,40 @@
+# Shell helpers shared by tests/run.sh, bench.sh, profile.sh and the sweeps
+# (sourced, not run).
+
+# settings CHAPTER: load tests/chapters/CHAPTER.sh into a clean set of
+# variables (what each chapter's tests, benchmark and profile do).
+settings() {
+    unset PTX_MUST PTX_MUST_NOT PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
+        GPU_EXIT_CASES BENCH_KERNEL BENCH_VARIANTS BENCH_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
+        PROFILE_VARIANTS PROFILE_SKIP GEMM
+    PTX_MUST=() PTX_MUST_NOT=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
+    BENCH_VARIANTS=() BENCH_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
+    QUICK_SANITIZER=memcheck BENCH_KERNEL= PROFILE_KERNELS= PROFILE_SKIP=
+    # shellcheck source=/dev/null
+    . "$ROOT/tests/chapters/$1.sh"
+}
+
+# variant_dir KNOBS: a build directory name for a comma-separated knob setting
+variant_dir() { echo "variant-$(echo "$1" | tr ',=' '_-')"; }
+
+# gpu_slug: "h100" for "NVIDIA H100 80GB HBM3" (the results files' names)
+gpu_slug() {
+    local s
+    s=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1 | tr 'A-Z' 'a-z' |
+        grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1)
+    echo "${s:-gpu}"
+}
+
+# bench_build CHAPTER [KNOBS]: build the chapter (or a knob setting of it)
+# under tests/build/bench, leaving the user's own build alone; prints the program.
+bench_build() {
+    local name=${2:+$(variant_dir "$2")}
+    local dir=$ROOT/tests/build/bench/$1/${name:-default} log=$ROOT/tests/build/logs/build-$1-${name:-default}.log
+    mkdir -p "$ROOT/tests/build/logs"
+    # shellcheck disable=SC2046
+    make --no-print-directory -C "$ROOT/$1" BUILD="$dir" BIN="$dir/run" $(echo "${2:-}" | tr ',' ' ') >"$log" 2>&1 || {
+        echo "build failed: $1 ${2:-} (${log#"$ROOT"/})" >&2
+        return 1
+    }
+    echo "$dir/run"
+}
