@@ -27,6 +27,11 @@
 # size= names the problem size the profile ran at, for the caption
 # (default: "the default size").
 #
+# The hardware each chapter needs comes from the chapter Makefiles (MIN_CC,
+# MIN_CC_FOR), so the README, the main page and the builds agree:
+#   <!-- hardware-table -->
+#   <!-- end hardware-table -->
+#
 #   bash docs/gen_tables.sh           rewrite the pages in place
 #   bash docs/gen_tables.sh --check   exit 1 if any page differs from its CSV
 set -euo pipefail
@@ -35,8 +40,32 @@ cd "$(dirname "$0")/.."
 check=0
 [ "${1:-}" = "--check" ] && check=1
 
+# One row per chapter: its title (the Makefile's first line), MIN_CC, MIN_CC_FOR.
+hardware=$(mktemp)
+trap 'rm -f "$hardware" "$hardware.base"' EXIT
+{
+    echo "| ch. | chapter | needs compute capability | for | e.g. |"
+    echo "|---|---|---|---|---|"
+    for mk in [0-9][0-9]_*/Makefile; do
+        ch=${mk%/Makefile}
+        title=$(sed -n '1s/^# Chapter [0-9]*: *//p' "$mk" | sed 's/\.$//')
+        title=${title^}
+        cc=$(sed -n 's/^MIN_CC *:= *//p' "$mk")
+        why=$(sed -n 's/^MIN_CC_FOR *:= *//p' "$mk")
+        case $cc in
+        75) eg="Turing (T4, RTX 20) and newer" ;;
+        80) eg="Ampere (A100, RTX 30), Ada (L4, RTX 40), Hopper" ;;
+        90) eg="Hopper (H100, H200)" ;;
+        *) eg="" ;;
+        esac
+        echo "| ${ch%%_*} | [$title](../$ch/README.md) | ${cc%?}.${cc#?} (\`sm_$cc\`) | $why | $eg |"
+    done
+} >"$hardware.base"
+
 render() { # page -> stdout
-    awk '
+    # the hardware table links chapters relative to the page
+    if [ "$1" = README.md ]; then sed 's#](\.\./#](#' "$hardware.base" >"$hardware"; else cp "$hardware.base" "$hardware"; fi
+    awk -v hardware="$hardware" '
     function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, prev, prevsize, sp, caption, nf) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1; funiq = 0; fexcl = ""
@@ -158,6 +187,13 @@ render() { # page -> stdout
         print "_Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`)._"
         split("", kseen); split("", mseen); split("", val)
     }
+    /<!-- hardware-table -->/ {
+        print
+        while ((getline line < hardware) > 0) print line
+        close(hardware)
+        skipping = 1
+        next
+    }
     /<!-- (results|metrics|demo)-table: .* -->/ {
         print
         spec = $0
@@ -167,7 +203,7 @@ render() { # page -> stdout
         skipping = 1
         next
     }
-    /<!-- end (results|metrics|demo)-table -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics|demo|hardware)-table -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -175,7 +211,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- (results|metrics|demo)-table:' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo)-table:|hardware-table)' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out"
     if [ $check -eq 1 ]; then
