@@ -20,7 +20,8 @@
 # message; `make help` there; ./run --help, bad options (exit 2) and no GPU
 # (exit 3); `make chapter-NN`; make help, the results tables and the docs.
 # Quick GPU tier: each chapter's default run, two odd shapes (or its quick
-# cases), one compute-sanitizer tool, the planted faults.
+# cases), one compute-sanitizer tool, the planted faults, a build for
+# another GPU refused.
 # Full GPU tier: every shape, case and knob setting, all four sanitizer
 # tools, the planted faults.
 #
@@ -292,6 +293,18 @@ make_help_lists_chapters() {
 
 docs_build() { make --no-print-directory docs && [ -f docs/html/index.html ]; }
 
+# A build whose target cannot run on this GPU (sm_80 code on a Hopper, or
+# sm_90a code on anything else) exits 3 and says how to rebuild.
+wrong_arch_exit_3() {
+    local arch=sm_80 out rc
+    [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | cut -d. -f1)" = 8 ] && arch=sm_90a
+    make --no-print-directory -C 01_naive ARCH=$arch BUILD=build/$arch BIN=build/$arch/run || return 1
+    out=$(01_naive/build/$arch/run 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 3 ] && echo "$out" | grep -q "this build is for $arch, which cannot run on this GPU"
+}
+
 sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
 
 sanitize() { # tool program args...: clean run, and the tool really ran
@@ -452,6 +465,7 @@ quick_gpu_tier() {
     done
     [ -n "$(sanitizer)" ] || skip "compute-sanitizer tests" "compute-sanitizer not found"
     queue_faults
+    queue 0 "a build for another GPU -> exit 3 with how to rebuild" wrong_arch_exit_3
     run_queue "$GPU_JOBS"
 }
 
@@ -505,6 +519,7 @@ full_gpu_tier() {
         fi
     done
     queue_faults
+    queue 0 "a build for another GPU -> exit 3 with how to rebuild" wrong_arch_exit_3
     if [ -n "$(sanitizer)" ]; then
         queue 0 "racecheck catches a missing __syncthreads()" sanitizer_catches_race
         queue 0 "synccheck's cuda::pipeline report is still the known one" pipeline_report_still_known
