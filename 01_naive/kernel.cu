@@ -132,7 +132,7 @@ extern "C" cudaError_t launch_gemm_tiled(int M, int N, int K, const float *A, co
 #endif
 
 /* load4_or_zero, compute_tile, store_tile: shared with the later chapters */
-#include "../common/gemm_blocked.cuh"
+#include "../01_naive/blocked.cuh"
 
 #define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /**< float4 loads per thread per A tile */
 #define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /**< float4 loads per thread per B tile */

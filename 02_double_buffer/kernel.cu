@@ -41,8 +41,8 @@
 #define STAGES 2 /**< shared-memory buffers in the ring: 2 = double buffering */
 #endif
 
-#include "../common/gemm_blocked.cuh"
-#include "../common/gemm_async.cuh" /* issue_tile(), stage_a(), stage_b() */
+#include "../01_naive/blocked.cuh"
+#include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 

@@ -55,9 +55,9 @@
 #define RESIDUAL 0 /**< 1: the epilogue adds a residual, C = A*B + R: it loads R before it stores */
 #endif
 
-#include "../common/gemm_blocked.cuh"
-#include "../common/gemm_async.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
-#include "../common/gemm_roles.cuh" /* named barriers, stage_c(), write_staged_c() (chapter 03) */
+#include "../01_naive/blocked.cuh"
+#include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
+#include "../03_warp_specialized/roles.cuh" /* named barriers, stage_c(), write_staged_c() (chapter 03) */
 
 #define CONSUMER_THREADS BLOCKED_THREADS           /**< threads that compute: one 8x8 block each */
 #define PRODUCER_THREADS (PRODUCER_WARPS * 32)     /**< threads that copy */

@@ -19,6 +19,7 @@
 #include "../common/exit_codes.h"
 #include "../common/matrix.h"
 #include "../common/runner.h"
+#include "../04_persistent/graph.h" /* graph_capture(), taught in chapter 04 */
 #include "kernel.h"
 
 #define CHAPTER "05_cooperative_grid" /**< folder name, in messages and the CSV */

@@ -59,8 +59,8 @@ namespace cg = cooperative_groups;
 #endif
 
 #include "../common/cluster.cuh"       /* cluster-wide mbarriers */
-#include "../common/gemm_blocked.cuh"  /* load4_or_zero(), compute_tile(), store_tile() */
-#include "../common/gemm_async.cuh"    /* stage_a(), stage_b() */
+#include "../01_naive/blocked.cuh"  /* load4_or_zero(), compute_tile(), store_tile() */
+#include "../02_double_buffer/async_copy.cuh"    /* stage_a(), stage_b() */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
 #define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that load */

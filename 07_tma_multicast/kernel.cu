@@ -8,7 +8,7 @@
  *
  * Chapter 06's producers spent 256 threads on loads, address arithmetic
  * and (through DSMEM) stores. A TMA copy is one instruction: the tensor
- * map (made on the host, common/tma.c) tells the copy engine the matrix's
+ * map (made on the host, 07_tma_multicast/tensor_map.c) tells the copy engine the matrix's
  * shape and strides, the instruction names a tile by its coordinates,
  * and the engine moves the bytes and fills what lies outside the matrix
  * with zeros. The stage's full barrier learns how many bytes to expect
@@ -61,9 +61,10 @@ namespace cg = cooperative_groups;
 #define CLUSTER_RELEASE 0 /**< 1: consumers release stages with a cluster-scope fence (shows its cost) */
 #endif
 
-#include "../common/cluster.cuh"      /* mbarriers, TMA copies */
-#include "../common/gemm_blocked.cuh" /* TM, TN, compute_tile(), store_tile() */
-#include "../common/tma.h"           /* tma_map_2d(): tensor maps on the host */
+#include "../common/cluster.cuh"      /* mbarriers */
+#include "tma.cuh"                     /* TMA copies that complete on them */
+#include "../01_naive/blocked.cuh" /* TM, TN, compute_tile(), store_tile() */
+#include "tensor_map.h"           /* tma_map_2d(): tensor maps on the host */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
 #define TMA_THREADS (32 + CONSUMER_THREADS)    /**< one producer warp (one thread issues), then the consumers */

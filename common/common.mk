@@ -8,7 +8,8 @@
 #                 NAME ?= default   # what it means
 #               and reaches this chapter's kernel.cu (only) as -DNAME=value
 #   EXTRA_CU    other .cu files it links, e.g. its parent chapter's kernel.cu
-#   EXTRA_C     C files of its own besides main.c (e.g. a demonstration)
+#   EXTRA_C     other C files it links besides main.c (a demonstration, or a
+#               host-side technique from the chapter that teaches it)
 # On the command line:
 #   ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75   GPU target (common/arch.mk picks one)
 #   DEBUG=1     device debug build (-G), host -O0 -g
@@ -71,10 +72,10 @@ endif
 
 COMMON_SRCS := $(wildcard $(COMMON_DIR)/*.c)
 CU_SRCS := kernel.cu $(EXTRA_CU)
+C_SRCS := main.c $(EXTRA_C)
 # ../01_naive/kernel.cu -> $(BUILD)/01_naive_kernel.o, so two kernel.cu never collide
-cu_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(patsubst %.cu,%,$(1)))).o
-OBJS := $(foreach s,$(CU_SRCS),$(call cu_obj,$(s))) $(BUILD)/main.o \
-        $(patsubst %.c,$(BUILD)/%.o,$(EXTRA_C)) \
+src_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(basename $(1)))).o
+OBJS := $(foreach s,$(CU_SRCS) $(C_SRCS),$(call src_obj,$(s))) \
         $(patsubst $(COMMON_DIR)/%.c,$(BUILD)/common/%.o,$(COMMON_SRCS))
 
 .PHONY: all clean ptx info help FORCE
@@ -91,15 +92,18 @@ $(BIN): $(OBJS)
 	$(Q)$(NVCC) $(LDFLAGS_ALL) -o $@ $(OBJS) $(LDLIBS_ALL)
 
 define cu_rule
-$(call cu_obj,$(1)): $(1) $(BUILD)/flags
+$(call src_obj,$(1)): $(1) $(BUILD)/flags
 	@echo "  NVCC    $$<"
 	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu,$(1)),$$(KNOB_DEFS)) -c $$< -o $$@
 endef
 $(foreach s,$(CU_SRCS),$(eval $(call cu_rule,$(s))))
 
-$(BUILD)/main.o $(patsubst %.c,$(BUILD)/%.o,$(EXTRA_C)): $(BUILD)/%.o: %.c $(BUILD)/flags
-	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+define c_rule
+$(call src_obj,$(1)): $(1) $(BUILD)/flags
+	@echo "  CC      $$<"
+	$$(Q)$$(CC) $$(CFLAGS_ALL) -c $$< -o $$@
+endef
+$(foreach s,$(C_SRCS),$(eval $(call c_rule,$(s))))
 
 $(BUILD)/common/%.o: $(COMMON_DIR)/%.c $(BUILD)/flags
 	@echo "  CC      $<"

@@ -2,7 +2,7 @@
  * @file runner.c
  * @brief Command line, device and timing around a chapter's work (see runner.h).
  */
-#define _POSIX_C_SOURCE 200809L /**< for gmtime_r() and clock_gettime() */
+#define _POSIX_C_SOURCE 200809L /**< for gmtime_r() */
 #include "runner.h"
 
 #include <stdlib.h>
@@ -144,23 +144,4 @@ void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn,
     row->pct_cublas = -1.0;
     row->speedup_prev = -1.0;
     row->verified = check == NULL ? "n/a" : !e->o.verify ? "skipped" : ok ? "yes" : "NO";
-}
-
-cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms)
-{
-    cudaStream_t cs;
-    cudaGraph_t g;
-    cudaGraphExec_t exec;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
-    CUDA_CHECK(fn(arg, cs));
-    CUDA_CHECK(cudaStreamEndCapture(cs, &g));
-    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
-    CUDA_CHECK(cudaGraphDestroy(g));
-    CUDA_CHECK(cudaStreamDestroy(cs));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    return exec;
 }

@@ -56,14 +56,6 @@ typedef cudaError_t (*run_fn)(void *arg, cudaStream_t stream);
  */
 void time_runs(const char *name, run_fn fn, void *arg, int warmup, int reps, time_stats *t);
 
-/**
- * @brief Capture what @p fn enqueues into a CUDA Graph (on a stream of its
- *        own) and instantiate it; replaying it is then one cudaGraphLaunch().
- * @param fn, arg  the work, as for time_runs()
- * @param ms  receives the host time capture and instantiation took
- */
-cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms);
-
 /** @brief Compare a run's outputs with the reference; print a PASSED/FAILED line; 1 when correct. */
 typedef int (*check_fn)(void *state, const char *name, const char *when);
 

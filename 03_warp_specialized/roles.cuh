@@ -1,17 +1,17 @@
 /**
- * @file gemm_roles.cuh
+ * @file 03_warp_specialized/roles.cuh
  * @brief What a storer role needs: the group of warps that own the
  *        cuda::pipeline (the storers stay out of it), a named barrier for
  *        that group, and the C tile staged in shared memory. Introduced in
  *        chapter 03, reused by chapter 04; the consumer -> storer hand-off
  *        itself is a `cuda::barrier` in the kernels.
  *
- * Include after gemm_blocked.cuh (it needs BM, BN, TM, TN). The staged C
+ * Include after 01_naive/blocked.cuh (it needs BM, BN, TM, TN). The staged C
  * tile is Cs[BM][BN], row-major, so the storer's 16-byte reads and global
  * writes walk whole rows.
  */
-#ifndef TUTORIAL_GEMM_ROLES_CUH
-#define TUTORIAL_GEMM_ROLES_CUH
+#ifndef CH03_ROLES_CUH
+#define CH03_ROLES_CUH
 
 #include <cuda_runtime.h>
 

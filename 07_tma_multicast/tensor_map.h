@@ -1,5 +1,5 @@
 /**
- * @file tma.h
+ * @file 07_tma_multicast/tensor_map.h
  * @brief Tensor maps for the Tensor Memory Accelerator (chapter 07), made
  *        on the host with the driver's cuTensorMapEncodeTiled, which is
  *        reached through cudaGetDriverEntryPointByVersion(): no -lcuda.
@@ -10,8 +10,8 @@
  * stride are multiples of 16 bytes, each box side is 1..256 elements, and
  * with the 128-byte swizzle a box row is at most 128 bytes.
  */
-#ifndef TUTORIAL_TMA_H
-#define TUTORIAL_TMA_H
+#ifndef CH07_TENSOR_MAP_H
+#define CH07_TENSOR_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>

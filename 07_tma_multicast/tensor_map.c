@@ -1,8 +1,8 @@
 /**
- * @file tma.c
- * @brief Tensor maps through the runtime's driver entry point (see tma.h).
+ * @file 07_tma_multicast/tensor_map.c
+ * @brief Tensor maps through the runtime's driver entry point (see tensor_map.h).
  */
-#include "tma.h"
+#include "tensor_map.h"
 
 #include <stdio.h>
 #include <string.h>

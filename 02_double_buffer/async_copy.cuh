@@ -1,14 +1,14 @@
 /**
- * @file gemm_async.cuh
+ * @file 02_double_buffer/async_copy.cuh
  * @brief Asynchronous tile copies for the pipelined GEMM chapters:
  *        introduced in chapter 02, reused by chapter 03's producer warps.
  *
- * Include after gemm_blocked.cuh (it needs BM, BN, BK, A_PAD). A stage of
+ * Include after 01_naive/blocked.cuh (it needs BM, BN, BK, A_PAD). A stage of
  * the shared-memory ring holds one A tile (transposed, As[k][m]) and one
  * B tile (Bs[k][n]), STAGE_FLOATS floats in all.
  */
-#ifndef TUTORIAL_GEMM_ASYNC_CUH
-#define TUTORIAL_GEMM_ASYNC_CUH
+#ifndef CH02_ASYNC_COPY_CUH
+#define CH02_ASYNC_COPY_CUH
 
 #include <cuda/pipeline>
 

@@ -1,5 +1,5 @@
 /**
- * @file gemm_blocked.cuh
+ * @file 01_naive/blocked.cuh
  * @brief The pieces of the register-blocked GEMM that every GEMM chapter
  *        shares unchanged: guarded 16-byte loads and stores, the 8 x 8
  *        per-thread compute step, and the store of C.
@@ -12,14 +12,14 @@
  * BM, BN, BK (and A_PAD below is fixed). Tiles in shared memory are
  * As[BK][BM + A_PAD] (A transposed, k-major) and Bs[BK][BN].
  */
-#ifndef TUTORIAL_GEMM_BLOCKED_CUH
-#define TUTORIAL_GEMM_BLOCKED_CUH
+#ifndef CH01_BLOCKED_CUH
+#define CH01_BLOCKED_CUH
 
 #include <stdint.h>
 #include <cuda_runtime.h>
 
 #if !defined(BM) || !defined(BN) || !defined(BK)
-#error "define BM, BN and BK before including gemm_blocked.cuh"
+#error "define BM, BN and BK before including blocked.cuh"
 #endif
 
 #define TM 8 /**< rows of C per thread: two groups of 4, BM/2 apart */
