@@ -11,13 +11,15 @@ export CHAPTERS
 
 chapter_num = $(firstword $(subst _, ,$(1)))
 CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))
+DIFF_TARGETS := $(foreach d,$(CHAPTER_DIRS),diff-$(call chapter_num,$(d)))
 
-.PHONY: help all test test-gpu bench docs tables clean $(CHAPTER_TARGETS)
+.PHONY: help all test test-gpu bench docs tables clean $(CHAPTER_TARGETS) $(DIFF_TARGETS)
 
 help:
 	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
 	@echo "  make chapter-NN      build chapter NN and point ./run at it, e.g. make chapter-01 && ./run"
 	@$(foreach d,$(CHAPTER_DIRS),echo "      chapter-$(call chapter_num,$(d))       $(d)";)
+	@echo "  make diff-NN         what chapter NN's kernel.cu adds to its parent chapter's, as a diff"
 	@echo "  make all             build every chapter this ARCH can run"
 	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
 	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
@@ -40,6 +42,13 @@ chapter-$(call chapter_num,$(1)):
 	@$$(MAKE) --no-print-directory -C $(1) && ln -sfn $(1)/run run && echo "./run -> $(1)/run"
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call chapter_rule,$(d))))
+
+# diff-03: chapter 03's lesson kernel against its parent's (make -C 03_warp_specialized diff)
+define diff_rule
+diff-$(call chapter_num,$(1)):
+	@$$(MAKE) -s --no-print-directory -C $(1) diff
+endef
+$(foreach d,$(CHAPTER_DIRS),$(eval $(call diff_rule,$(d))))
 
 test:
 	@bash tests/run.sh

@@ -2,6 +2,7 @@
 #
 # A chapter's Makefile sets, then includes this file:
 #   CHAPTER     its folder name, e.g. 02_double_buffer
+#   PARENT      the chapter whose kernel its lesson kernel extends (empty: none)
 #   MIN_CC      the lowest compute capability it runs on, as digits (80 = 8.0)
 #   MIN_CC_FOR  what needs it, for the messages (e.g. cp.async)
 #   KNOBS       names of its tunable macros; each has a line
@@ -78,7 +79,7 @@ src_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(basename $(1)))).o
 OBJS := $(foreach s,$(CU_SRCS) $(C_SRCS),$(call src_obj,$(s))) \
         $(patsubst $(COMMON_DIR)/%.c,$(BUILD)/common/%.o,$(COMMON_SRCS))
 
-.PHONY: all clean ptx info help FORCE
+.PHONY: all clean ptx info help diff FORCE
 all: $(BIN)
 
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
@@ -114,11 +115,21 @@ ptx: $(BUILD)/kernel.ptx
 $(BUILD)/kernel.ptx: kernel.cu $(BUILD)/flags
 	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -o $@ $<
 
+# `make diff`: the lesson kernel against its parent's, which is the
+# technique this chapter adds (diff exits 1 when the files differ: not an error here).
+diff:
+ifeq ($(strip $(PARENT)),)
+	@echo "$(CHAPTER_LABEL) has no parent chapter: its kernel.cu is a starting point"
+else
+	@diff -u ../$(strip $(PARENT))/kernel.cu kernel.cu; test $$? -le 1
+endif
+
 # `make help`: the targets, and each knob with its default and meaning as
 # written on its `NAME ?= default  # meaning` line above.
 help:
 	@echo "$(CHAPTER): make [target] [KNOB=value ...]"
 	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help"
+	@echo "          diff (kernel.cu against $(or $(strip $(PARENT)),its parent's: it has none)/kernel.cu)"
 	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
 	@echo "knobs (default, meaning):"
 	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?= *\([^ #]*\) *#* *\(.*\)/  $(k)=\1	\2/p' $(CHAPTER_MAKEFILE) | expand -t 22;)
