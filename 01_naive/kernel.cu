@@ -1,23 +1,21 @@
 /**
  * @file 01_naive/kernel.cu
- * @brief Chapter 01: three synchronous GEMMs, C = A * B in row-major FP32.
+ * @brief Chapter 01's lesson kernel: the register-blocked synchronous GEMM,
+ *        C = A * B in row-major FP32, the baseline every GEMM chapter
+ *        starts from (it has no parent).
  *
- * Each kernel adds one idea to the one before it:
- *  - gemm_naive:   one thread per element of C, operands read from global
- *                  memory every time they are used;
- *  - gemm_tiled:   a block stages TILE x TILE tiles of A and B in shared
- *                  memory, so each global element is read once per block
- *                  instead of once per thread (the book's "naive tiling");
- *  - gemm_blocked: each thread computes an 8 x 8 block of C from registers
- *                  (register blocking) and moves data in 16-byte pieces.
+ * Each thread computes an 8 x 8 block of C from registers (register
+ * blocking), and tiles of A and B move into shared memory in 16-byte
+ * pieces. The two steps that lead here, gemm_naive and gemm_tiled, are in
+ * variants.cu.
  *
- * All three are synchronous: a block loads a tile, waits at
- * __syncthreads(), computes, waits again. Nothing overlaps the loads with the
- * math inside a block; only other resident blocks hide the memory latency.
- * Chapter 02 removes that wait with asynchronous copies.
+ * It is synchronous: a block loads a tile, waits at __syncthreads(),
+ * computes, waits again. Nothing overlaps the loads with the math inside a
+ * block; only other resident blocks hide the memory latency. Chapter 02
+ * removes that wait with asynchronous copies.
  *
- * Knobs (make chapter-01 BM=128 BN=128 BK=8 MIN_BLOCKS=2 TILE=32): the
- * chapter page shows the measurements the defaults were chosen from.
+ * Knobs (make chapter-01 BM=128 BN=128 BK=8 MIN_BLOCKS=2): the chapter page
+ * shows the measurements the defaults were chosen from.
  */
 #include <stdint.h>
 #include <cuda_runtime.h>
@@ -26,113 +24,20 @@
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
-/* ------------------------------------------------------------------------ */
-/* 1. naive                                                                  */
-/* ------------------------------------------------------------------------ */
-
-#define NAIVE_BX 32 /**< naive block width: threadIdx.x walks along a row of C, so B and C accesses coalesce */
-#define NAIVE_BY 8  /**< naive block height */
-
-extern "C" const char gemm_naive_knobs[] = "block=" STR(NAIVE_BX) "x" STR(NAIVE_BY);
-
-/**
- * @brief One thread computes one element of C with a dot product over K.
- *
- * Every A and B element is fetched from global memory (or the caches) once
- * per thread that needs it: N times for A, M times for B.
- */
-//! [naive]
-__global__ void gemm_naive(int M, int N, int K, const float *__restrict__ A,
-                           const float *__restrict__ B, float *__restrict__ C)
-{
-    const int col = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= M || col >= N) return;
-    float acc = 0.0f;
-    for (int k = 0; k < K; ++k)
-        acc += A[row * K + k] * B[k * N + col];
-    C[row * N + col] = acc;
-}
-//! [naive]
-
-extern "C" cudaError_t launch_gemm_naive(int M, int N, int K, const float *A, const float *B,
-                                         float *C, cudaStream_t stream)
-{
-    const dim3 block(NAIVE_BX, NAIVE_BY);
-    const dim3 grid((N + NAIVE_BX - 1) / NAIVE_BX, (M + NAIVE_BY - 1) / NAIVE_BY);
-    gemm_naive<<<grid, block, 0, stream>>>(M, N, K, A, B, C);
-    return cudaGetLastError();
-}
-
-/* ------------------------------------------------------------------------ */
-/* 2. tiled                                                                  */
-/* ------------------------------------------------------------------------ */
-
-#ifndef TILE
-#define TILE 32 /**< tiled kernel: tile edge; the block is TILE x TILE threads */
-#endif
-static_assert(TILE * TILE <= 1024, "TILE x TILE threads must fit in one block");
-
-extern "C" const char gemm_tiled_knobs[] = "TILE=" STR(TILE);
-
-/**
- * @brief A TILE x TILE block stages tiles of A and B in shared memory.
- *
- * Each thread loads one element of each tile and computes one element of C.
- * Out-of-range elements are loaded as zero, so any M, N, K works and the
- * inner loop needs no bounds checks.
- */
-//! [tiled]
-__global__ void gemm_tiled(int M, int N, int K, const float *__restrict__ A,
-                           const float *__restrict__ B, float *__restrict__ C)
-{
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
-    float acc = 0.0f;
-
-    for (int k0 = 0; k0 < K; k0 += TILE) {
-        As[ty][tx] = (row < M && k0 + tx < K) ? A[row * K + k0 + tx] : 0.0f;
-        Bs[ty][tx] = (k0 + ty < K && col < N) ? B[(k0 + ty) * N + col] : 0.0f;
-        __syncthreads(); /* the whole tile is in shared memory */
-
-        for (int k = 0; k < TILE; ++k)
-            acc += As[ty][k] * Bs[k][tx]; /* As: broadcast; Bs: one bank per thread */
-        __syncthreads(); /* nobody still reads the tile we overwrite next */
-    }
-    if (row < M && col < N) C[row * N + col] = acc;
-}
-//! [tiled]
-
-extern "C" cudaError_t launch_gemm_tiled(int M, int N, int K, const float *A, const float *B,
-                                         float *C, cudaStream_t stream)
-{
-    const dim3 block(TILE, TILE);
-    const dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE);
-    gemm_tiled<<<grid, block, 0, stream>>>(M, N, K, A, B, C);
-    return cudaGetLastError();
-}
-
-/* ------------------------------------------------------------------------ */
-/* 3. blocked: shared-memory tiles + register blocking + 16-byte loads       */
-/* ------------------------------------------------------------------------ */
-
 #ifndef BM
-#define BM 128 /**< blocked kernel: rows of C per block */
+#define BM 128 /**< rows of C per block */
 #endif
 #ifndef BN
-#define BN 128 /**< blocked kernel: columns of C per block */
+#define BN 128 /**< columns of C per block */
 #endif
 #ifndef BK
-#define BK 8 /**< blocked kernel: depth of one A/B tile along K */
+#define BK 8 /**< depth of one A/B tile along K */
 #endif
 #ifndef MIN_BLOCKS
-#define MIN_BLOCKS 2 /**< blocked kernel: blocks per SM the register budget must allow */
+#define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow */
 #endif
 
-/* load4_or_zero, compute_tile, store_tile: shared with the later chapters */
-#include "../01_naive/blocked.cuh"
+#include "blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 
 #define A_LOADS (BM * BK / 4 / BLOCKED_THREADS) /**< float4 loads per thread per A tile */
 #define B_LOADS (BK * BN / 4 / BLOCKED_THREADS) /**< float4 loads per thread per B tile */

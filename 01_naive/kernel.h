@@ -1,6 +1,7 @@
 /**
  * @file 01_naive/kernel.h
- * @brief Launchers of chapter 01's three GEMM kernels (C = A * B, row-major FP32).
+ * @brief Launcher of chapter 01's lesson kernel, the register-blocked GEMM
+ *        (C = A * B, row-major FP32).
  *
  * Later chapters include this header to run chapter 01's blocked kernel as
  * their baseline, so "previous" is literally the code studied here.
@@ -14,18 +15,10 @@
 extern "C" {
 #endif
 
-/** @brief One thread per element of C, operands straight from global memory. */
-cudaError_t launch_gemm_naive(int M, int N, int K, const float *A, const float *B, float *C,
-                              cudaStream_t stream);
-/** @brief Shared-memory tiles, one element of C per thread, synchronous loads. */
-cudaError_t launch_gemm_tiled(int M, int N, int K, const float *A, const float *B, float *C,
-                              cudaStream_t stream);
 /** @brief Shared-memory tiles + register blocking + 16-byte loads; the baseline of chapter 02. */
 cudaError_t launch_gemm_blocked(int M, int N, int K, const float *A, const float *B, float *C,
                                 cudaStream_t stream);
 
-extern const char gemm_naive_knobs[];   /**< "block=32x8" */
-extern const char gemm_tiled_knobs[];   /**< "TILE=..." */
 extern const char gemm_blocked_knobs[]; /**< "BM=... BN=... BK=... TM=8 TN=8 ..." */
 
 #ifdef __cplusplus

@@ -1,12 +1,14 @@
 /**
  * @file 01_naive/main.c
- * @brief Chapter 01: verify and time the naive, tiled and blocked GEMMs against cuBLAS.
+ * @brief Chapter 01: verify and time the naive and tiled GEMMs (variants.cu)
+ *        and the lesson kernel, the blocked GEMM (kernel.cu), against cuBLAS.
  *
  * Build and run:   make chapter-01 && ./run          (from the top level)
  *                  cd 01_naive && make && ./run      (from here)
  * Options:         ./run --help
  */
 #include "kernel.h"
+#include "variants.h"
 
 /** @brief List the chapter's kernels in teaching order and hand them to the shared driver. */
 int main(int argc, char **argv)

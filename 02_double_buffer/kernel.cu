@@ -26,22 +26,22 @@
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
-#define BM 128 /**< rows of C per block (as chapter 01) */
+#define BM 128 /**< rows of C per block */
 #endif
 #ifndef BN
-#define BN 128 /**< columns of C per block (as chapter 01) */
+#define BN 128 /**< columns of C per block */
 #endif
 #ifndef BK
-#define BK 32 /**< depth of one A/B tile along K (chapter 01: 8; see the page) */
+#define BK 32 /**< depth of one A/B tile along K */
 #endif
 #ifndef MIN_BLOCKS
-#define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow (as chapter 01) */
+#define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow */
 #endif
 #ifndef STAGES
-#define STAGES 2 /**< shared-memory buffers in the ring: 2 = double buffering */
+#define STAGES 2 /**< tiles the ring holds (2: double buffering) */
 #endif
 
-#include "../01_naive/blocked.cuh"
+#include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");

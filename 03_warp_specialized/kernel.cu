@@ -13,13 +13,15 @@
  * BM x BN tile, and only wait when the ring is empty. The SM's four warp
  * schedulers interleave the two roles' instructions.
  *
- * Knobs: BM BN BK MIN_BLOCKS as before, STAGES (ring depth),
+ * Parent: chapter 02 (02_double_buffer/kernel.cu); `make diff-03` shows
+ * what this adds. A third role, storer warps that write C, is measured as
+ * its own kernel in variants.cu (it cannot pay here: see the page).
+ *
+ * Knobs: BM BN BK MIN_BLOCKS as before, STAGES (ring depth) and
  * PRODUCER_WARPS (copying warps; the consumers are always the
- * (BM/8)*(BN/8) threads the tile needs) and STORER_WARPS (0: consumers
- * write C themselves; n > 0: they stage C in shared memory and n storer
- * warps write it out - which cannot pay here, see the page).
+ * (BM/8)*(BN/8) threads the tile needs).
  */
-#include <cuda/barrier>
+#include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
 
@@ -27,61 +29,35 @@
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
-#ifndef BM
-#define BM 128 /**< rows of C per block (as chapters 01-02) */
-#endif
-#ifndef BN
-#define BN 128 /**< columns of C per block (as chapters 01-02) */
-#endif
-#ifndef BK
-#define BK 32 /**< depth of one A/B tile along K (as chapter 02) */
-#endif
-#ifndef STAGES
-#define STAGES 4 /**< tiles the ring holds */
-#endif
-#ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 8 /**< warps that only copy tiles (1 is producer-bound: see the page) */
-#endif
-#ifndef STORER_WARPS
-#define STORER_WARPS 0 /**< warps that only write C (0: the consumers do) */
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 1 /**< blocks per SM the register budget must allow */
-#endif
+#include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS MIN_BLOCKS and their defaults */
+#include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
+#include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 
-#include "../01_naive/blocked.cuh"
-#include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
-#include "../03_warp_specialized/roles.cuh" /* named barriers, stage_c(), write_staged_c() */
-
-#define CONSUMER_THREADS BLOCKED_THREADS           /**< threads that compute: one 8x8 block each */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32)     /**< threads that copy */
-#define STORER_THREADS (STORER_WARPS * 32)         /**< threads that write C */
-#define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
-#define WS_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
-#define C_STAGE_FLOATS (STORER_WARPS > 0 ? BM * BN : 0) /**< floats of the staged C tile */
-#define BAR_PIPE 1 /**< named barrier: make_pipeline() over producers and consumers */
+#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
+#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */
+#define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
                   (BK * BN / 4) % PRODUCER_THREADS == 0,
               "the producer threads must split the A and B tiles evenly");
-static_assert(STORER_WARPS >= 0 && WS_THREADS <= 1024, "too many threads per block");
+static_assert(WS_THREADS <= 1024, "too many threads per block");
 
 extern "C" const char gemm_warp_specialized_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
-    " STORER_WARPS=" STR(STORER_WARPS);
+    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS);
+
+namespace cg = cooperative_groups;
 
 /**
  * @brief Warp-specialized GEMM: warps 0 .. PRODUCER_WARPS-1 copy tiles into
- *        the ring, the next 8 warps compute the block's BM x BN tile of C,
- *        and the last STORER_WARPS warps (if any) write it to C.
+ *        the ring, the other 8 warps compute the block's BM x BN tile of C.
  */
 //! [kernel]
 __global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
 gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
                       const float *__restrict__ B, float *__restrict__ C)
 {
-    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), staged C */
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile) */
     /* Not constructed (no __shared__ object is); make_pipeline() initializes it. */
 #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
@@ -89,29 +65,13 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
 
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int tiles = (K + BK - 1) / BK;
-#if STORER_WARPS > 0
-    float(*Cs)[BN] = reinterpret_cast<float(*)[BN]>(smem + STAGES * STAGE_FLOATS);
-    /* Completes when every consumer has staged its part of C (and the storers arrived). */
-#pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::barrier<cuda::thread_scope_block> c_full;
-#pragma nv_diag_default static_var_with_dynamic_init
-    if (threadIdx.x == 0) init(&c_full, CONSUMER_THREADS + STORER_THREADS);
-    __syncthreads(); /* the barrier is initialized before anyone uses it */
-    //! [storer]
-    if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
-        c_full.arrive_and_wait(); /* C is staged */
-        write_staged_c(C, Cs, m0, n0, M, N, threadIdx.x - PIPE_THREADS, STORER_THREADS);
-        return;
-    }
-    //! [storer]
-#endif
 
     /* Roles go by whole warps, so no warp ever diverges between them. */
     const bool producer = threadIdx.x < PRODUCER_THREADS;
     /* A partitioned pipeline: the stage barriers expect PRODUCER_THREADS
-     * commits and CONSUMER_THREADS releases. Every producer and consumer
-     * must make it (it initializes the barriers and synchronizes them). */
-    auto pipe = cuda::make_pipeline(leading_threads{PIPE_THREADS, BAR_PIPE}, &state,
+     * commits and CONSUMER_THREADS releases. Every thread of the block must
+     * make it (it initializes the barriers and synchronizes them). */
+    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
                                     producer ? cuda::pipeline_role::producer
                                              : cuda::pipeline_role::consumer);
 
@@ -137,12 +97,7 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             pipe.consumer_release(); /* the producers may refill stage s */
         }
-#if STORER_WARPS > 0
-        stage_c(Cs, acc, tx, ty); /* the storers write it out; the consumers are done */
-        (void)c_full.arrive();
-#else
         store_tile(C, acc, m0, n0, M, N, tx, ty);
-#endif
         //! [consumer]
     }
 }
@@ -151,7 +106,7 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
 extern "C" cudaError_t launch_gemm_warp_specialized(int M, int N, int K, const float *A,
                                                     const float *B, float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)(STAGES * STAGE_FLOATS + C_STAGE_FLOATS) * sizeof(float);
+    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
     const cudaError_t err = smem_opt_in((const void *)gemm_warp_specialized, smem);
     if (err != cudaSuccess) return err;
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);

@@ -9,13 +9,16 @@
  */
 #include "../02_double_buffer/kernel.h"
 #include "kernel.h"
+#include "variants.h"
 
-/** @brief Chapter 02's kernel (the baseline), this chapter's kernel, then cuBLAS. */
+/** @brief Chapter 02's kernel (the baseline), this chapter's kernel and its storer variant, then cuBLAS. */
 int main(int argc, char **argv)
 {
     const gemm_kernel kernels[] = {
         {"double_buffer", launch_gemm_double_buffer, gemm_double_buffer_knobs},
         {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
+        /* variants.cu: a storer role beside them (it cannot pay here: see the page) */
+        {"warp_specialized_storer", launch_gemm_warp_specialized_storer, gemm_warp_specialized_storer_knobs},
     };
     const gemm_chapter chapter = {
         .chapter = "03_warp_specialized",

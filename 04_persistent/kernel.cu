@@ -28,19 +28,19 @@
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
-#define BM 128 /**< rows of C per tile (as chapters 01-03) */
+#define BM 128 /**< rows of C per block */
 #endif
 #ifndef BN
-#define BN 128 /**< columns of C per tile (as chapters 01-03) */
+#define BN 128 /**< columns of C per block */
 #endif
 #ifndef BK
-#define BK 32 /**< depth of one A/B tile along K (as chapters 02-03) */
+#define BK 32 /**< depth of one A/B tile along K */
 #endif
 #ifndef STAGES
-#define STAGES 4 /**< tiles the ring holds */
+#define STAGES 4 /**< tiles the ring holds (2: double buffering) */
 #endif
 #ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 8 /**< warps that only copy tiles (as chapter 03) */
+#define PRODUCER_WARPS 8 /**< warps that only copy tiles */
 #endif
 #ifndef STORER_WARPS
 #define STORER_WARPS 0 /**< warps that only write C (0: the consumers do) */
@@ -55,7 +55,7 @@
 #define RESIDUAL 0 /**< 1: the epilogue adds a residual, C = A*B + R: it loads R before it stores */
 #endif
 
-#include "../01_naive/blocked.cuh"
+#include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() (chapter 02) */
 #include "../03_warp_specialized/roles.cuh" /* named barriers, stage_c(), write_staged_c() (chapter 03) */
 

@@ -37,19 +37,19 @@ namespace cg = cooperative_groups;
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
 #ifndef BM
-#define BM 128 /**< rows of C per block (as chapters 01-04) */
+#define BM 128 /**< rows of C per block */
 #endif
 #ifndef BN
-#define BN 128 /**< columns of C per block (as chapters 01-04) */
+#define BN 128 /**< columns of C per block */
 #endif
 #ifndef BK
-#define BK 32 /**< depth of one A/B tile along K (as chapters 02-04) */
+#define BK 32 /**< depth of one A/B tile along K */
 #endif
 #ifndef STAGES
-#define STAGES 4 /**< tiles the ring holds */
+#define STAGES 4 /**< tiles the ring holds (2: double buffering) */
 #endif
 #ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 8 /**< warps that only load tiles */
+#define PRODUCER_WARPS 8 /**< warps that only copy tiles */
 #endif
 #ifndef CLUSTER
 #define CLUSTER 2 /**< blocks per cluster, side by side along N; they share A tiles */
@@ -59,7 +59,7 @@ namespace cg = cooperative_groups;
 #endif
 
 #include "../common/cluster.cuh"       /* cluster-wide mbarriers */
-#include "../01_naive/blocked.cuh"  /* load4_or_zero(), compute_tile(), store_tile() */
+#include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh"    /* stage_a(), stage_b() */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */

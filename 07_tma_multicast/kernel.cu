@@ -46,7 +46,7 @@ namespace cg = cooperative_groups;
 #define BN 128 /**< columns of C per block (as chapters 01-06) */
 #define BK 32  /**< K per tile (a row-major A tile row is 128 bytes, the 128-byte swizzle's span) */
 #ifndef STAGES
-#define STAGES 4 /**< tiles the ring holds */
+#define STAGES 4 /**< tiles the ring holds (2: double buffering) */
 #endif
 #ifndef CLUSTER_M
 #define CLUSTER_M 2 /**< multicast kernel: blocks per cluster along M (they share B tiles) */
@@ -63,7 +63,7 @@ namespace cg = cooperative_groups;
 
 #include "../common/cluster.cuh"      /* mbarriers */
 #include "tma.cuh"                     /* TMA copies that complete on them */
-#include "../01_naive/blocked.cuh" /* TM, TN, compute_tile(), store_tile() */
+#include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "tensor_map.h"           /* tma_map_2d(): tensor maps on the host */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */

@@ -7,7 +7,8 @@
 #   MIN_CC_FOR  what needs it, for the messages (e.g. cp.async)
 #   KNOBS       names of its tunable macros; each has a line
 #                 NAME ?= default   # what it means
-#               and reaches this chapter's kernel.cu (only) as -DNAME=value
+#               and reaches this chapter's kernel.cu and variants.cu (only)
+#               as -DNAME=value
 #   EXTRA_CU    other .cu files it links, e.g. its parent chapter's kernel.cu
 #   EXTRA_C     other C files it links besides main.c (a demonstration, or a
 #               host-side technique from the chapter that teaches it)
@@ -47,8 +48,9 @@ CHAPTER_DEFS := -DTUTORIAL_CHAPTER='"$(CHAPTER)"' -DTUTORIAL_MIN_CC=$(MIN_CC) \
                 -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"'
 
 CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP $(CHAPTER_DEFS)
-# Knobs go to this chapter's kernel.cu only: a parent chapter's kernel linked
-# as the baseline (EXTRA_CU) keeps the defaults written in its own source.
+# Knobs go to this chapter's kernel.cu and variants.cu only: a parent
+# chapter's kernel linked as the baseline (EXTRA_CU) keeps the defaults
+# written in its own source.
 NVCCFLAGS_ALL := -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
 ifeq ($(DEBUG),1)
   CFLAGS_ALL += -O0 -g
@@ -72,7 +74,8 @@ else
 endif
 
 COMMON_SRCS := $(wildcard $(COMMON_DIR)/*.c)
-CU_SRCS := kernel.cu $(EXTRA_CU)
+# variants.cu: the chapter's measured alternatives to its lesson kernel, if any
+CU_SRCS := kernel.cu $(wildcard variants.cu) $(EXTRA_CU)
 C_SRCS := main.c $(EXTRA_C)
 # ../01_naive/kernel.cu -> $(BUILD)/01_naive_kernel.o, so two kernel.cu never collide
 src_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(basename $(1)))).o
@@ -95,7 +98,7 @@ $(BIN): $(OBJS)
 define cu_rule
 $(call src_obj,$(1)): $(1) $(BUILD)/flags
 	@echo "  NVCC    $$<"
-	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu,$(1)),$$(KNOB_DEFS)) -c $$< -o $$@
+	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu variants.cu,$(1)),$$(KNOB_DEFS)) -c $$< -o $$@
 endef
 $(foreach s,$(CU_SRCS),$(eval $(call cu_rule,$(s))))
 

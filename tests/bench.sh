@@ -83,7 +83,7 @@ for ch in $CHAPTERS; do
     for v in "${BENCH_VARIANTS[@]}"; do
         echo "   $v"
         run_csv "tests/build/logs/bench-$ch-$(variant_dir "$v").log" "$tmp.var" "$(bench_build "$ch" "$v")" \
-            --only "$BENCH_KERNEL,cublas"
+            --only "$(variant_kernel "$v"),cublas"
     done
 done
 

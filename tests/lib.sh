@@ -14,8 +14,13 @@ settings() {
     . "$ROOT/tests/chapters/$1.sh"
 }
 
-# variant_dir KNOBS: a build directory name for a comma-separated knob setting
-variant_dir() { echo "variant-$(echo "$1" | tr ',=' '_-')"; }
+# A knob setting in BENCH_VARIANTS or SANITIZE_VARIANTS is KNOBS (comma-separated,
+# measuring BENCH_KERNEL) or KERNEL:KNOBS (measuring a variant kernel).
+variant_kernel() { case $1 in *:*) echo "${1%%:*}" ;; *) echo "$BENCH_KERNEL" ;; esac; }
+variant_knobs() { echo "${1#*:}"; }
+
+# variant_dir SETTING: a build directory name for a knob setting
+variant_dir() { echo "variant-$(variant_knobs "$1" | tr ',=' '_-')"; }
 
 # gpu_slug: "h100" for "NVIDIA H100 80GB HBM3" (the results files' names)
 gpu_slug() {
@@ -25,14 +30,14 @@ gpu_slug() {
     echo "${s:-gpu}"
 }
 
-# bench_build CHAPTER [KNOBS]: build the chapter (or a knob setting of it)
+# bench_build CHAPTER [SETTING]: build the chapter (or a knob setting of it)
 # under tests/build/bench, leaving the user's own build alone; prints the program.
 bench_build() {
     local name=${2:+$(variant_dir "$2")}
     local dir=$ROOT/tests/build/bench/$1/${name:-default} log=$ROOT/tests/build/logs/build-$1-${name:-default}.log
     mkdir -p "$ROOT/tests/build/logs"
     # shellcheck disable=SC2046
-    make --no-print-directory -C "$ROOT/$1" BUILD="$dir" BIN="$dir/run" $(echo "${2:-}" | tr ',' ' ') >"$log" 2>&1 || {
+    make --no-print-directory -C "$ROOT/$1" BUILD="$dir" BIN="$dir/run" $(variant_knobs "${2:-}" | tr ',' ' ') >"$log" 2>&1 || {
         echo "build failed: $1 ${2:-} (${log#"$ROOT"/})" >&2
         return 1
     }

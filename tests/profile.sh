@@ -105,7 +105,8 @@ for ch in $chapters; do
     kernels=${KERNELS_FROM_ENV-$PROFILE_KERNELS}
     [ -n "$kernels" ] && profile_run "$ch" "$(bench_build "$ch")" "$kernels" "$kernels"
     for v in ${VARIANTS_FROM_ENV-${PROFILE_VARIANTS[@]}}; do
-        profile_run "$ch" "$(bench_build "$ch" "$v")" "$BENCH_KERNEL" "$BENCH_KERNEL[$(echo "$v" | tr ',' ' ')]"
+        profile_run "$ch" "$(bench_build "$ch" "$v")" "$(variant_kernel "$v")" \
+            "$(variant_kernel "$v")[$(variant_knobs "$v" | tr ',' ' ')]"
     done
 done
 

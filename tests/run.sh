@@ -217,15 +217,16 @@ ptx_check() { # chapter
     return $ok
 }
 
-# The Makefile's `KNOB ?= value` is the default kernel.cu falls back to
-# (#ifndef KNOB / #define KNOB value), which a later chapter compiling this
-# kernel as its baseline gets.
+# The Makefile's `KNOB ?= value` is the default kernel.cu (or variants.cu,
+# or the chapter's knobs.h) falls back to (#ifndef KNOB / #define KNOB value), which a later chapter
+# compiling this kernel as its baseline gets.
 knob_defaults_agree() { # chapter
     local ch=$1 k mk cu ok=0
     for k in $(make -s --no-print-directory -C "$ch" print-KNOBS); do
         mk=$(sed -n "s/^$k *?= *\([^ #]*\).*/\1/p" "$ch/Makefile")
-        cu=$(awk -v k="$k" '$1 == "#ifndef" && $2 == k { getline; if ($1 == "#define" && $2 == k) print $3 }' "$ch/kernel.cu")
-        echo "$k: Makefile '$mk', kernel.cu '$cu'"
+        cu=$(awk -v k="$k" '$1 == "#ifndef" && $2 == k { getline; if ($1 == "#define" && $2 == k) print $3 }' \
+            "$ch/kernel.cu" $(ls "$ch/variants.cu" "$ch/knobs.h" 2>/dev/null) | sort -u)
+        echo "$k: Makefile '$mk', sources '$cu'"
         [ -n "$mk" ] && [ "$mk" = "$cu" ] || ok=1
     done
     return $ok
@@ -376,7 +377,7 @@ host_tier() {
     fi
     for ch in $CHAPTERS; do
         queue 0 "$ch: PTX has the technique" ptx_check "$ch"
-        queue 0 "$ch: Makefile knob defaults are kernel.cu's" knob_defaults_agree "$ch"
+        queue 0 "$ch: Makefile knob defaults are the sources'" knob_defaults_agree "$ch"
         queue 0 "$ch: make help lists its knobs" make_help_lists_knobs "$ch"
         queue 0 "$ch: building below its compute capability stops with a message" below_min_refused "$ch"
         queue 0 "$ch: --help lists the options and its names" help_exit_0 "$ch"
@@ -476,10 +477,10 @@ full_gpu_tier() {
     for ch in $(by_build_time); do
         queue 0 "$ch: builds" make --no-print-directory -C "$ch"
         settings "$ch"
-        for v in $(printf '%s\n' "${BENCH_VARIANTS[@]}" "${SANITIZE_VARIANTS[@]}" | sort -u); do
+        for v in $(for v in "${BENCH_VARIANTS[@]}" "${SANITIZE_VARIANTS[@]}"; do variant_knobs "$v"; done | sort -u); do
             # shellcheck disable=SC2046
             queue 0 "$ch [$v]: builds" make --no-print-directory -C "$ch" BUILD="build/$(variant_dir "$v")" \
-                BIN="build/$(variant_dir "$v")/run" $(echo "$v" | tr ',' ' ')
+                BIN="build/$(variant_dir "$v")/run" $(variant_knobs "$v" | tr ',' ' ')
         done
     done
     queue 0 "tests/gpu (planted faults): builds" make --no-print-directory -C tests/gpu
@@ -502,7 +503,8 @@ full_gpu_tier() {
         for v in "${BENCH_VARIANTS[@]}"; do
             for shape in 127x255x63 1000x1000x1000 4097x4095x4099; do
                 IFS=x read -r m n k <<<"$shape"
-                queue 0 "$ch: $BENCH_KERNEL [$v] $shape verified" "$ch/build/$(variant_dir "$v")/run" --only "$BENCH_KERNEL" \
+                queue 0 "$ch: $(variant_kernel "$v") [$(variant_knobs "$v")] $shape verified" \
+                    "$ch/build/$(variant_dir "$v")/run" --only "$(variant_kernel "$v")" \
                     --m "$m" --n "$n" --k "$k" --reps 1 --warmup 0 --seed 7
             done
         done
@@ -511,8 +513,9 @@ full_gpu_tier() {
             # knob settings whose synchronization differs from the default's (storer warps)
             for v in "${SANITIZE_VARIANTS[@]}"; do
                 for tool in memcheck racecheck; do
-                    queue 0 "$ch: $BENCH_KERNEL [$v] compute-sanitizer $tool clean" sanitize "$tool" \
-                        "$ch/build/$(variant_dir "$v")/run" --only "$BENCH_KERNEL" --m 300 --n 200 --k 70 --reps 1 \
+                    queue 0 "$ch: $(variant_kernel "$v") [$(variant_knobs "$v")] compute-sanitizer $tool clean" \
+                        sanitize "$tool" "$ch/build/$(variant_dir "$v")/run" --only "$(variant_kernel "$v")" \
+                        --m 300 --n 200 --k 70 --reps 1 \
                         --warmup 0 --timeout 600
                 done
             done
