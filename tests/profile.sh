@@ -19,7 +19,7 @@
 # For one experiment (tests/storer_sweep.sh), the environment can replace
 # the chapter's lists and the output: PROFILE_KERNELS (empty: profile only
 # the variants), PROFILE_VARIANTS, PROFILE_ARGS (added to every run, e.g. a
-# shape) and PROFILE_OUT (the CSV to write).
+# shape), PROFILE_METRICS (the metrics) and PROFILE_OUT (the CSV to write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -28,7 +28,8 @@ NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 [ -x "$NCU" ] || { echo "ncu not found" >&2; exit 3; }
 
 # ncu leaves out a metric it does not know; the CSV then simply lacks it.
-metrics=$(echo "gpu__time_duration.sum
+# PROFILE_METRICS (comma-separated) replaces the list, for one experiment.
+metrics=${PROFILE_METRICS:-$(echo "gpu__time_duration.sum
 sm__throughput.avg.pct_of_peak_sustained_elapsed
 sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
 smsp__issue_active.avg.pct_of_peak_sustained_active
@@ -56,7 +57,7 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 sm__sass_thread_inst_executed_op_ffma_pred_on.sum
 lts__t_bytes.sum
 lts__t_sector_hit_rate.pct
-dram__bytes_read.sum" | tr '\n' ',' | sed 's/,$//')
+dram__bytes_read.sum" | tr '\n' ',' | sed 's/,$//')}
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 slug=$(gpu_slug)
