@@ -14,13 +14,18 @@
 #include "../03_warp_specialized/kernel.h"
 #include "kernel.h"
 #include "tasks.h"
+#include "variants.h"
 
-/** @brief The task demonstration, then chapter 03's kernel, this chapter's kernel and cuBLAS. */
+/** @brief The task demonstration, then chapter 03's kernel, this chapter's kernel and its variants, and cuBLAS. */
 int main(int argc, char **argv)
 {
     const gemm_kernel kernels[] = {
         {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
         {"persistent", launch_gemm_persistent, gemm_persistent_knobs},
+        /* variants.cu: an epilogue that loads, and storer warps (see the page) */
+        {"persistent_residual", launch_gemm_persistent_residual, gemm_persistent_residual_knobs},
+        {"persistent_storer", launch_gemm_persistent_storer, gemm_persistent_storer_knobs},
+        {"persistent_storer_residual", launch_gemm_persistent_storer_residual, gemm_persistent_storer_knobs},
     };
     option_extra extras[] = {
         {"tasks", "number of tasks in the task-queue demonstration", 1, 100000, 1000},
