@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the measured-results tables in the Markdown pages from the
-# committed CSVs, so no figure in the docs is typed by hand.
+# committed CSVs, so no figure in the docs is typed by hand. Captions are
+# <em>...</em>: Doxygen leaves _..._ literal when it ends in ")." as ours do.
 #
 # A page asks for a table with a pair of markers:
 #   <!-- results-table: docs/results/h100.csv chapter=01_naive m=4096 -->
@@ -31,6 +32,9 @@
 # MIN_CC_FOR), so the README, the main page and the builds agree:
 #   <!-- hardware-table -->
 #   <!-- end hardware-table -->
+# A chapter page's links to the previous and next chapters:
+#   <!-- chapter-nav -->
+#   <!-- end chapter-nav -->
 # and each chapter's parent and the size of its kernel's diff against the
 # parent's (PARENT; the diffs are written to docs/diffs/):
 #   <!-- lineage-table -->
@@ -100,10 +104,25 @@ trap 'rm -rf "$hardware" "$hardware.base" "$lineage" "$lineage.d"' EXIT
     done
 } >"$lineage"
 
+# Previous / next links of a chapter page (the chapters in folder order).
+chapter_nav() { # page
+    local ch=${1%/README.md} prev="" next="" found=0 d t
+    for d in [0-9][0-9]_*/; do
+        d=${d%/}
+        if [ "$found" = 1 ] && [ -z "$next" ]; then next=$d; fi
+        [ "$d" = "$ch" ] && found=1
+        [ "$found" = 0 ] && prev=$d
+    done
+    title() { t=$(sed -n '1s/^# //p' "$1/README.md"); echo "$t"; }
+    printf "%s" "${prev:+[&larr; $(title "$prev")](../$prev/README.md) &middot; }[Contents](../docs/mainpage.md)${next:+ &middot; [$(title "$next") &rarr;](../$next/README.md)}"
+}
+
 render() { # page -> stdout
     # the hardware table links chapters relative to the page
     if [ "$1" = README.md ]; then sed 's#](\.\./#](#' "$hardware.base" >"$hardware"; else cp "$hardware.base" "$hardware"; fi
-    awk -v hardware="$hardware" -v lineage="$lineage" '
+    local nav=""
+    case $1 in [0-9][0-9]_*/README.md) nav=$(chapter_nav "$1") ;; esac
+    awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" '
     function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, prev, prevsize, sp, caption, nf) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1; funiq = 0; fexcl = ""
@@ -118,7 +137,7 @@ render() { # page -> stdout
             else if (kv[1] == "exclude") fexcl = kv[2]
         }
         if ((getline line < file) <= 0) {
-            print "_No measurements yet: run `make bench` on a GPU to create `" file "`._"
+            print "<em>No measurements yet: run `make bench` on a GPU to create `" file "`.</em>"
             return
         }
         rows = 0; prev = 0
@@ -145,8 +164,8 @@ render() { # page -> stdout
             prev = f[12]; prevsize = f[8] "x" f[9] "x" f[10]; rows++
         }
         close(file)
-        if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
-        else { print ""; print "_" caption "_" }
+        if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
+        else { print ""; print "<em>" caption "</em>" }
     }
     function demo(spec,    n, a, i, key, v, file, fchapter, fprefix, fm, fn, fhas, per, line, f, nf, rows, first, caption) {
         n = split(spec, a, " ")
@@ -161,7 +180,7 @@ render() { # page -> stdout
             else if (key == "per") per = v
         }
         if ((getline line < file) <= 0) {
-            print "_No measurements yet: run `make bench` on a GPU to create `" file "`._"
+            print "<em>No measurements yet: run `make bench` on a GPU to create `" file "`.</em>"
             return
         }
         rows = 0
@@ -184,8 +203,8 @@ render() { # page -> stdout
             rows++
         }
         close(file)
-        if (rows == 0) print "_No rows in `" file "` match `" spec "`._"
-        else { print ""; print "_" caption "_" }
+        if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
+        else { print ""; print "<em>" caption "</em>" }
     }
     function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit) {
         n = split(spec, a, " ")
@@ -197,7 +216,7 @@ render() { # page -> stdout
             else if (kv[1] == "size") fsize = kv[2]
         }
         if ((getline line < file) <= 0) {
-            print "_No profile yet: run `tests/profile.sh` on a GPU to create `" file "`._"
+            print "<em>No profile yet: run `tests/profile.sh` on a GPU to create `" file "`.</em>"
             return
         }
         nk = 0; nm = 0
@@ -209,7 +228,7 @@ render() { # page -> stdout
             val[f[4], f[5]] = f[7]
         }
         close(file)
-        if (nk == 0) { print "_No rows in `" file "` match `" spec "`._"; return }
+        if (nk == 0) { print "<em>No rows in `" file "` match `" spec "`.</em>"; return }
         row = "| metric | unit |"
         for (k = 1; k <= nk; k++) row = row " " kname[k] " |"
         print row
@@ -222,8 +241,14 @@ render() { # page -> stdout
             print row
         }
         print ""
-        print "_Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`)._"
+        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`).</em>"
         split("", kseen); split("", mseen); split("", val)
+    }
+    /<!-- chapter-nav -->/ {
+        print
+        print nav
+        skipping = 1
+        next
     }
     /<!-- lineage-table -->/ {
         print
@@ -248,7 +273,7 @@ render() { # page -> stdout
         skipping = 1
         next
     }
-    /<!-- end (results|metrics|demo|hardware|lineage)-table -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics|demo|hardware|lineage)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -256,7 +281,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- ((results|metrics|demo)-table:|(hardware|lineage)-table)' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo)-table:|(hardware|lineage)-table|chapter-nav)' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out"
     if [ $check -eq 1 ]; then
