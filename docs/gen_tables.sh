@@ -206,7 +206,7 @@ render() { # page -> stdout
         if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
         else { print ""; print "<em>" caption "</em>" }
     }
-    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit) {
+    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""
         fsize = "the default size"
@@ -237,7 +237,12 @@ render() { # page -> stdout
         print row
         for (m = 1; m <= nm; m++) {
             row = "| `" mname[m] "` | " unit[mname[m]] " |"
-            for (k = 1; k <= nk; k++) row = row " " ((kname[k], mname[m]) in val ? val[kname[k], mname[m]] : "-") " |"
+            for (k = 1; k <= nk; k++) {
+                cell = (kname[k], mname[m]) in val ? val[kname[k], mname[m]] : "-"
+                # the cuBLAS kernel name is ~120 characters: keep its start and its end
+                if (mname[m] == "kernel" && length(cell) > 32) cell = substr(cell, 1, 18) "..." substr(cell, length(cell) - 10)
+                row = row " " cell " |"
+            }
             print row
         }
         print ""
