@@ -13,7 +13,7 @@ chapter_num = $(firstword $(subst _, ,$(1)))
 CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))
 DIFF_TARGETS := $(foreach d,$(CHAPTER_DIRS),diff-$(call chapter_num,$(d)))
 
-.PHONY: help all test test-gpu bench docs tables clean $(CHAPTER_TARGETS) $(DIFF_TARGETS)
+.PHONY: help all test test-gpu bench docs tables figures clean $(CHAPTER_TARGETS) $(DIFF_TARGETS)
 
 help:
 	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
@@ -24,6 +24,7 @@ help:
 	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
 	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
 	@echo "  make bench           time every chapter at its default size -> docs/results/<gpu>.csv"
+	@echo "  make figures         render docs/images/*.svg from the results and docs/figures/ (gnuplot, Graphviz)"
 	@echo "  make docs            regenerate the results tables, then the Doxygen site in docs/html"
 	@echo "  make clean           remove build outputs"
 	@echo "variables: ARCH=$(ARCH) (auto)  DEBUG=1  V=1  and each chapter's knobs (make chapter-01 BK=16;"
@@ -62,12 +63,20 @@ bench:
 tables:
 	@bash docs/gen_tables.sh
 
+figures:
+	@command -v gnuplot >/dev/null && command -v dot >/dev/null || \
+	 { echo "make figures needs gnuplot and Graphviz (apt-get install gnuplot-nox graphviz)"; exit 3; }
+	@bash docs/figures.sh
+
 docs: tables
 	@command -v doxygen >/dev/null || { echo "doxygen not found (apt-get install doxygen graphviz)"; exit 3; }
 	@rm -f docs/doxygen_warnings.log
 	@( cat docs/Doxyfile; echo "INPUT += $(CHAPTER_DIRS)" ) | doxygen - || \
 	 { cat docs/doxygen_warnings.log; exit 1; }
 	@if [ -s docs/doxygen_warnings.log ]; then cat docs/doxygen_warnings.log; exit 1; fi
+	@# Pages link figures as ../docs/images/x.svg (from a chapter) or images/x.svg
+	@# (from docs/), which is right on a Git host; the site gets its own copy.
+	@cp -r docs/images docs/html/ && sed -i 's#src="\.\./docs/images/#src="images/#g' docs/html/*.html
 	@echo "open docs/html/index.html"
 
 clean:

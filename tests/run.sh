@@ -18,7 +18,8 @@
 # errors; its PTX has its technique; its Makefile's knob defaults are the
 # ones in its kernel.cu; building below its compute capability stops with a
 # message; `make help` there; ./run --help, bad options (exit 2) and no GPU
-# (exit 3); `make chapter-NN`; make help, the results tables and the docs.
+# (exit 3); `make chapter-NN`; make help, the results tables, the figures
+# and the docs.
 # Quick GPU tier: each chapter's default run, two odd shapes (or its quick
 # cases), one compute-sanitizer tool, the planted faults, a build for
 # another GPU refused.
@@ -395,6 +396,7 @@ host_tier() {
     # shellcheck disable=SC2086
     queue 0 "make help lists every chapter" make_help_lists_chapters $CHAPTERS
     queue 0 "results tables match docs/results/*.csv" bash docs/gen_tables.sh --check
+    queue 0 "figures are up to date with their data and sources" bash docs/figures.sh --check
     if command -v doxygen >/dev/null; then
         queue 0 "make docs (Doxygen, warnings are errors)" docs_build
     else
