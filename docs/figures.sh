@@ -63,6 +63,40 @@ progression() {
 }
 figure progression docs/results/h100.csv docs/figures/progression.gp tests/chapters/*.sh -- progression
 
+# Demonstrations that are not a GEMM: time per item, from their rows in the
+# results (chapter, kernel prefix, m, n; the first rows that match, in the
+# order the run printed them).
+demo_data() { # csv chapter m n kernel... -> label<TAB>microseconds per item
+    local csv=$1 ch=$2 m=$3 n=$4
+    shift 4
+    awk -F, -v ch="$ch" -v m="$m" -v n="$n" -v ks="$*" '
+        BEGIN { nk = split(ks, want, " ") }
+        $6 == ch && $8 == m && $9 == n {
+            for (i = 1; i <= nk; i++) if ($7 == want[i] && !(i in got)) {
+                label = $7
+                if ($7 == "sync_grid") { label = $11; sub(/.* grid=/, "grid.sync(), grid ", label); if (label in seen) next }
+                seen[label] = 1
+                if ($7 != "sync_grid") got[i] = 1
+                printf "%s\t%.4g\n", label, $12 * 1000.0 / m
+            }
+        }' "$csv"
+}
+demo_chart() { # name title axis scale csv chapter m n kernels...
+    local name=$1 title=$2 axis=$3 scale=$4
+    shift 4
+    demo_data "$@" >"$tmp/$name.dat"
+    gnuplot -c docs/figures/bars.gp "$tmp/$name.dat" "$tmp/$name.svg" "$title" "$axis" "$scale"
+}
+figure tasks docs/results/h100.csv docs/figures/bars.gp -- demo_chart tasks \
+    "1,000 uneven tasks: four ways to run them (chapter 04)" "microseconds per task (log scale)" log \
+    docs/results/h100.csv 04_persistent 1000 4654753 tasks_one_by_one tasks_graph tasks_batched tasks_persistent
+figure barrier docs/results/h100.csv docs/figures/bars.gp -- demo_chart barrier \
+    "A barrier across the grid: launches, a graph, grid.sync() (chapter 05)" "microseconds per barrier" lin \
+    docs/results/h100.csv 05_cooperative_grid 1000 0 sync_empty_launches sync_empty_graph sync_grid
+figure exchange docs/results/h100.csv docs/figures/bars.gp -- demo_chart exchange \
+    "Blocks exchanging data: DSMEM against global memory (chapter 06)" "microseconds per round" lin \
+    docs/results/h100.csv 06_clusters_dsmem 1000 2162688 exchange_dsmem exchange_global
+
 # Structure diagrams
 for d in ring cluster multicast; do
     figure "$d" "docs/figures/$d.dot" -- dot -Tsvg "docs/figures/$d.dot" -o "$tmp/$d.svg"
