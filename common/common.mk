@@ -32,7 +32,7 @@ cc_dotted = $(shell echo '$(1)' | sed 's/\(.*\)\(.\)$$/\1.\2/')
 # "02_double_buffer" -> "chapter 02", as the run-time messages say it
 CHAPTER_LABEL := $(if $(filter 0% 1%,$(CHAPTER)),chapter $(firstword $(subst _, ,$(CHAPTER))),$(CHAPTER))
 # CUDA 13 builds nothing below sm_75; a chapter's technique may need more.
-ifneq ($(filter-out clean help print-% info,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean help diff print-% info,$(or $(MAKECMDGOALS),all)),)
   ifeq ($(shell [ '$(ARCH_CC)' -ge '$(MIN_CC)' ] 2>/dev/null && echo ok),)
     $(error $(CHAPTER_LABEL) needs compute capability $(call cc_dotted,$(MIN_CC)) for $(MIN_CC_FOR); ARCH=$(ARCH) is $(call cc_dotted,$(ARCH_CC)))
   endif
