@@ -70,13 +70,15 @@ figures:
 
 docs: tables
 	@command -v doxygen >/dev/null || { echo "doxygen not found (apt-get install doxygen graphviz)"; exit 3; }
-	@rm -f docs/doxygen_warnings.log
+	@rm -rf docs/html docs/doxygen_warnings.log
 	@( cat docs/Doxyfile; echo "INPUT += $(CHAPTER_DIRS)" ) | doxygen - || \
 	 { cat docs/doxygen_warnings.log; exit 1; }
 	@if [ -s docs/doxygen_warnings.log ]; then cat docs/doxygen_warnings.log; exit 1; fi
 	@# Pages link figures as ../docs/images/x.svg (from a chapter) or images/x.svg
 	@# (from docs/), which is right on a Git host; the site gets its own copy.
 	@cp -r docs/images docs/html/ && sed -i 's#src="\.\./docs/images/#src="images/#g' docs/html/*.html
+	@# Each chapter's BM, STAGES, ... link to that chapter's definition.
+	@bash docs/link_macros.sh
 	@echo "open docs/html/index.html"
 
 clean:

@@ -33,13 +33,7 @@
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 
-#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */
 #define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
-static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
-                  (BK * BN / 4) % PRODUCER_THREADS == 0,
-              "the producer threads must split the A and B tiles evenly");
 static_assert(WS_THREADS <= 1024, "too many threads per block");
 
 extern "C" const char gemm_warp_specialized_knobs[] =

@@ -26,16 +26,10 @@
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 #include "roles.cuh" /* leading_threads, stage_c(), write_staged_c() */
 
-#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */
 #define STORER_THREADS (STORER_WARPS * 32)     /**< threads that write C */
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define STORER_BLOCK_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
 #define BAR_PIPE 1 /**< named barrier: make_pipeline() over producers and consumers only */
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
-static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
-                  (BK * BN / 4) % PRODUCER_THREADS == 0,
-              "the producer threads must split the A and B tiles evenly");
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 
 extern "C" const char gemm_warp_specialized_storer_knobs[] =

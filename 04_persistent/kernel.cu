@@ -33,14 +33,7 @@
 #include "../03_warp_specialized/roles.cuh" /* named_barrier_sync() */
 #include "tile_order.cuh" /* tile_coords(): the grouped order */
 
-#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */
 #define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
-#define BAR_FETCH 2 /**< named barrier: the producers share the tile index just fetched */
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
-static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
-                  (BK * BN / 4) % PRODUCER_THREADS == 0,
-              "the producer threads must split the A and B tiles evenly");
 static_assert(WS_THREADS <= 1024, "too many threads per block");
 static_assert(GROUP >= 1, "GROUP must be at least 1");
 

@@ -29,13 +29,10 @@
 #include "../03_warp_specialized/roles.cuh" /* leading_threads, named_barrier_sync(), stage_c(), write_staged_c() */
 #include "tile_order.cuh" /* tile_coords() */
 
-#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */
 #define STORER_THREADS (STORER_WARPS * 32)     /**< threads that write C (storer variants) */
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define STORER_BLOCK_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block with storers */
 #define BAR_PIPE 1  /**< named barrier: make_pipeline() over producers and consumers only */
-#define BAR_FETCH 2 /**< named barrier: the producers share the tile index just fetched */
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 
 extern "C" const char gemm_persistent_residual_knobs[] =

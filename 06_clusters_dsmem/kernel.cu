@@ -24,6 +24,12 @@
  * registers (a thread cannot `cp.async` into another block's shared
  * memory), as chapter 01 did.
  *
+ * Parent: chapter 03 (03_warp_specialized/kernel.cu), not 04: a cluster
+ * shares tiles between blocks that run side by side, one C tile each, which
+ * chapter 03's blocks are; `make diff-06` shows what this adds. The
+ * consumers' releases with a cluster-scope fence are measured as their own
+ * kernel in variants.cu.
+ *
  * Knobs: BM BN BK STAGES PRODUCER_WARPS as in chapter 03; CLUSTER (1, 2, 4
  * or 8 blocks per cluster; 1 = no sharing, the same code otherwise).
  */
@@ -32,92 +38,19 @@
 
 #include "kernel.h"
 
-namespace cg = cooperative_groups;
-
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
-#ifndef BM
-#define BM 128 /**< rows of C per block */
-#endif
-#ifndef BN
-#define BN 128 /**< columns of C per block */
-#endif
-#ifndef BK
-#define BK 32 /**< depth of one A/B tile along K */
-#endif
-#ifndef STAGES
-#define STAGES 4 /**< tiles the ring holds (2: double buffering) */
-#endif
-#ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 8 /**< warps that only copy tiles */
-#endif
-#ifndef CLUSTER
-#define CLUSTER 2 /**< blocks per cluster, side by side along N; they share A tiles */
-#endif
-#ifndef CLUSTER_RELEASE
-#define CLUSTER_RELEASE 0 /**< 1: consumers release stages with a cluster-scope fence (shows its cost) */
-#endif
-
-#include "../common/cluster.cuh"       /* cluster-wide mbarriers */
+#include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER and their defaults */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
-#include "../02_double_buffer/async_copy.cuh"    /* stage_a(), stage_b() */
-
-#define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
-#define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that load */
-#define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
-#define A_ROWS (BM / CLUSTER) /**< rows of each A tile that one block loads for the cluster */
-static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8,
-              "CLUSTER must be 1, 2, 4 or 8 (the portable cluster sizes)");
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
-static_assert((A_ROWS * BK / 4) % PRODUCER_THREADS == 0 && (BK * BN / 4) % PRODUCER_THREADS == 0,
-              "the producer threads must split the A part and the B tile evenly");
-static_assert(WS_THREADS <= 1024, "too many threads per block");
-
-#define A_LOADS (A_ROWS * BK / 4 / PRODUCER_THREADS) /**< float4 loads of A per producer thread per tile */
-#define B_LOADS (BK * BN / 4 / PRODUCER_THREADS)     /**< float4 loads of B per producer thread per tile */
-
-/**
- * @brief A producer thread's share of K tile @p k0: its pieces of the
- *        block's A_ROWS rows of the A tile (rows from @p a_row0) and of
- *        the B tile, into registers (zeros outside the matrices).
- */
-__device__ __forceinline__ void load_tiles(float4 a_part[A_LOADS], float4 b_tile[B_LOADS],
-                                           const float *__restrict__ A, const float *__restrict__ B, int M,
-                                           int N, int K, int a_row0, int n0, int k0, bool a_vec, bool b_vec)
-{
-#pragma unroll
-    for (int l = 0; l < A_LOADS; ++l) {
-        const int e = threadIdx.x + l * PRODUCER_THREADS;
-        a_part[l] = load4_or_zero(A, a_row0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, M, K, a_vec);
-    }
-#pragma unroll
-    for (int l = 0; l < B_LOADS; ++l) {
-        const int e = threadIdx.x + l * PRODUCER_THREADS;
-        b_tile[l] = load4_or_zero(B, k0 + e / (BN / 4), n0 + (e % (BN / 4)) * 4, K, N, b_vec);
-    }
-}
-
-/**
- * @brief Store the thread's pieces of the A part (tile rows from @p row0)
- *        into the A tile @p As of a stage, transposed as chapter 01 does;
- *        @p As may point into a peer block's shared memory (DSMEM).
- */
-__device__ __forceinline__ void store_a_part(float (*As)[BM + A_PAD], const float4 a_part[A_LOADS], int row0)
-{
-#pragma unroll
-    for (int l = 0; l < A_LOADS; ++l) {
-        const int e = threadIdx.x + l * PRODUCER_THREADS;
-        const int r = row0 + e / (BK / 4), c = (e % (BK / 4)) * 4;
-        As[c + 0][r] = a_part[l].x;
-        As[c + 1][r] = a_part[l].y;
-        As[c + 2][r] = a_part[l].z;
-        As[c + 3][r] = a_part[l].w;
-    }
-}
+#include "../02_double_buffer/async_copy.cuh" /* stage_a(), stage_b() */
+#include "../common/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
+#include "dsmem_tiles.cuh" /* load_tiles(), store_a_part(), cluster_gemm_config() */
 
 extern "C" const char gemm_cluster_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
-    " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) " CLUSTER_RELEASE=" STR(CLUSTER_RELEASE);
+    " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER);
+
+namespace cg = cooperative_groups;
 
 /**
  * @brief Cluster GEMM: warps 0 .. PRODUCER_WARPS-1 load this block's part
@@ -189,14 +122,8 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             /* Release stage s to every block's producers (they all write into
              * it). This thread only read the stage, so a reader's arrive without
-             * a cluster-scope fence is enough (CLUSTER_RELEASE=1 shows its cost). */
-            for (int q = 0; q < CLUSTER; ++q) {
-#if CLUSTER_RELEASE
-                mbar_arrive_cluster(&empty[s], q);
-#else
-                mbar_arrive_cluster_reader(&empty[s], q);
-#endif
-            }
+             * a cluster-scope fence is enough (variants.cu measures the fence). */
+            for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], q);
         }
         store_tile(C, acc, m0, n0, M, N, tx, ty);
         //! [consumer]
@@ -209,20 +136,6 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
 }
 //! [kernel]
 
-/** @brief Dynamic shared memory of one block: the ring, as chapter 03. */
-static const size_t cluster_smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
-
-/** @brief The launch configuration for an M x N problem in clusters of @p cluster blocks. */
-static void make_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int M, int N, int cluster,
-                        cudaStream_t stream)
-{
-    const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
-    /* The grid must be a multiple of the cluster: round the row of tiles up
-     * (the extra blocks load their share of A and store nothing). */
-    cluster_launch_config(cfg, attr, dim3((tiles_n + cluster - 1) / cluster * cluster, tiles_m), dim3(WS_THREADS),
-                          cluster_smem, stream, dim3(cluster, 1, 1));
-}
-
 //! [launch]
 extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, const float *B, float *C,
                                            cudaStream_t stream)
@@ -231,7 +144,7 @@ extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, 
     cudaLaunchAttribute attr;
     cudaError_t err = smem_opt_in((const void *)gemm_cluster, cluster_smem);
     if (err != cudaSuccess) return err;
-    make_config(&cfg, &attr, M, N, CLUSTER, stream);
+    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream);
     err = cudaLaunchKernelEx(&cfg, gemm_cluster, M, N, K, A, B, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
@@ -248,6 +161,6 @@ extern "C" cudaError_t gemm_cluster_occupancy(int cluster, int *clusters)
         (err = cudaFuncSetAttribute(gemm_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) !=
             cudaSuccess)
         return err;
-    make_config(&cfg, &attr, 4096, 4096, cluster, 0);
+    cluster_gemm_config(&cfg, &attr, 4096, 4096, cluster, 0);
     return cudaOccupancyMaxActiveClusters(clusters, gemm_cluster, &cfg);
 }

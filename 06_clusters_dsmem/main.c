@@ -4,7 +4,7 @@
  *        First the cluster demonstrations (launching clusters, occupancy,
  *        a DSMEM reduction, DSMEM against global memory for block-to-block
  *        exchange), then chapter 03's and 04's GEMMs against this chapter's
- *        cluster GEMM, and cuBLAS.
+ *        cluster GEMM and its variant, and cuBLAS.
  *
  * Build and run:   make chapter-06 && ./run
  *                  make chapter-06 CLUSTER=4 && ./run     four blocks share each A tile
@@ -15,6 +15,7 @@
 #include "../03_warp_specialized/kernel.h"
 #include "../04_persistent/kernel.h"
 #include "kernel.h"
+#include "variants.h"
 
 /** @brief The cluster demonstrations, then chapters 03, 04 and 06's GEMMs and cuBLAS. */
 int main(int argc, char **argv)
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
         {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
         {"persistent", launch_gemm_persistent, gemm_persistent_knobs},
         {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
+        /* variants.cu: the consumers' releases with a cluster-scope fence (see the page) */
+        {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
     };
     option_extra extras[] = {
         {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},

@@ -1,7 +1,7 @@
 /**
  * @file 07_tma_multicast/kernel.h
  * @brief Launchers of chapter 07's TMA GEMMs (C = A * B, row-major FP32)
- *        and the staging of shapes a tensor map cannot describe.
+ *        and the staging of operands a tensor map cannot describe (staging.cu).
  */
 #ifndef CH07_KERNEL_H
 #define CH07_KERNEL_H
@@ -22,24 +22,25 @@ cudaError_t launch_gemm_tma_multicast(int M, int N, int K, const float *A, const
                                       cudaStream_t stream);
 
 /**
- * @brief What needs a staging pass before TMA can read it: bit 0 A (always
- *        with TRANSPOSE_A=1: A^T; else when K is not a multiple of 4 or A is
- *        misaligned), bit 1 B (N not a multiple of 4, or misaligned).
+ * @brief What needs a staging pass (staging.cu) before TMA can read it:
+ *        bit 0 A (always when @p transpose_a: A^T; else when K is not a
+ *        multiple of 4 or A is misaligned), bit 1 B (N not a multiple of 4,
+ *        or B misaligned).
  */
-int tma_needs_staging(int N, int K, const float *A, const float *B);
+int tma_needs_staging(int N, int K, const float *A, const float *B, int transpose_a);
 
 /**
- * @brief The staging pass the kernels run first when tma_needs_staging():
- *        A^T (or A with rows padded to 16 bytes) and B with padded rows;
- *        the pointers and row strides (bytes) of what was staged come back,
- *        the others are left as they are.
+ * @brief The staging pass the TMA kernels run first: A^T (@p transpose_a)
+ *        or A with rows padded to 16 bytes, and B with padded rows, each
+ *        only where tma_needs_staging() says so. The pointers and row
+ *        strides (bytes) of what was staged come back; the others are left
+ *        as they are.
  */
-cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, const float **Ap, const float **Bp,
-                      size_t *lda, size_t *ldb, cudaStream_t stream);
+cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, int transpose_a, const float **Ap,
+                      const float **Bp, size_t *lda, size_t *ldb, cudaStream_t stream);
 
 extern const char gemm_tma_knobs[];           /**< "... STAGES=... CLUSTER=1x1" */
 extern const char gemm_tma_multicast_knobs[]; /**< "... STAGES=... CLUSTER=MxN" */
-extern const char tma_staging_a_what[]; /**< "A_transposed" or "A_padded": what staging does to A */
 
 /** @brief When the shape needs staging, time the staging copy alone and report it; returns an exit code. */
 int staging_demo(chapter_env *env);

@@ -1,24 +1,29 @@
 /**
  * @file 07_tma_multicast/main.c
  * @brief Chapter 07: the Tensor Memory Accelerator. Chapter 06's cluster
- *        GEMM against the TMA GEMM without and with multicast, and cuBLAS.
+ *        GEMM against the TMA GEMM without and with multicast, two variants
+ *        of the multicast kernel, and cuBLAS.
  *
  * Build and run:   make chapter-07 && ./run
  *                  make chapter-07 CLUSTER_M=2 CLUSTER_N=2 && ./run   multicast A and B
- *                  ./run --k 1001         a K that needs the staging copy (reported separately)
+ *                  ./run --n 1001         an N that needs B padded as well as A transposed
  * Needs:           a Hopper GPU (compute capability 9.0) and a build for it (sm_90a).
  * Options:         ./run --help
  */
 #include "../06_clusters_dsmem/kernel.h"
 #include "kernel.h"
+#include "variants.h"
 
-/** @brief Chapter 06's GEMM, the two TMA GEMMs and cuBLAS. */
+/** @brief Chapter 06's GEMM, the two TMA GEMMs, the multicast variants and cuBLAS. */
 int main(int argc, char **argv)
 {
     const gemm_kernel kernels[] = {
         {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
         {"tma", launch_gemm_tma, gemm_tma_knobs},
         {"tma_multicast", launch_gemm_tma_multicast, gemm_tma_multicast_knobs},
+        /* variants.cu: a cluster-scope release, and A read as it lies (see the page) */
+        {"tma_multicast_fenced", launch_gemm_tma_multicast_fenced, gemm_tma_multicast_fenced_knobs},
+        {"tma_multicast_swizzled", launch_gemm_tma_multicast_swizzled, gemm_tma_multicast_swizzled_knobs},
     };
     const gemm_chapter chapter = {
         .chapter = "07_tma_multicast",

@@ -225,6 +225,12 @@ render() { # page -> stdout
             gpu = f[1]; commit = f[2]
             if (!(f[4] in kseen)) { kseen[f[4]] = 1; kname[++nk] = f[4] }
             if (!(f[5] in mseen)) { mseen[f[5]] = 1; mname[++nm] = f[5]; unit[f[5]] = f[6] }
+            # the value is the last field, whole: a kernel name such as
+            # "void gemm_tma<2, 1>" is quoted and keeps its comma
+            if (f[5] == "kernel") {
+                for (i = 0; i < 6; i++) line = substr(line, index(line, ",") + 1)
+                gsub(/"/, "", line); f[7] = line
+            }
             val[f[4], f[5]] = f[7]
         }
         close(file)

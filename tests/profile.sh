@@ -92,8 +92,9 @@ if len(launches) != len(names):
     sys.exit(f"{chapter}: {len(launches)} profiled launches for {len(names)} kernels")
 w = csv.writer(sys.stdout, lineterminator="\n")
 for name, r in zip(names, launches):
-    # the function that really ran (cuBLAS picks its own), without the argument list
-    w.writerow([gpu, commit, chapter, name, "kernel", "", r[kcol].split("(")[0].replace(",", " ")])
+    # the function that really ran (cuBLAS picks its own), without the argument
+    # list; a template's commas stay (the field is quoted, and it is the last)
+    w.writerow([gpu, commit, chapter, name, "kernel", "", r[kcol].split("(")[0]])
     for m in metrics.split(","):
         if m in header:
             i = header.index(m)

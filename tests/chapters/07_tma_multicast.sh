@@ -8,17 +8,19 @@ PTX_MUST=('cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::compl
 PTX_MUST_NOT=()
 QUICK_SANITIZER=racecheck
 
-SHAPE_ARGS=(--only cluster,tma,tma_multicast,cublas)
+SHAPE_ARGS=(--only cluster,tma,tma_multicast,tma_multicast_fenced,tma_multicast_swizzled,cublas)
 # Exact multiples of the tile and of the cluster; and a K that needs staging.
 GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001)
 QUICK_CASES=(--m=300,--n=260,--k=1001)
 
 BENCH_KERNEL=tma_multicast
 BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 STAGES=6
-                CLUSTER_RELEASE=1 TRANSPOSE_A=0 TRANSPOSE_A=0,CLUSTER_M=2,CLUSTER_N=2)
-SANITIZE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=1,CLUSTER_N=2 TRANSPOSE_A=0,CLUSTER_M=1,CLUSTER_N=2)
+                tma_multicast_swizzled:CLUSTER_M=2,CLUSTER_N=2)
+# Multicast along N (A shared) and both ways; the swizzled variant with A
+# multicast, whose slices are then whole 8-row swizzle blocks of a tile.
+SANITIZE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=1,CLUSTER_N=2 tma_multicast_swizzled:CLUSTER_M=1,CLUSTER_N=2)
 
-PROFILE_KERNELS=cluster,tma,tma_multicast,cublas
-PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 TRANSPOSE_A=0)
+PROFILE_KERNELS=cluster,tma,tma_multicast,tma_multicast_swizzled,cublas
+PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1)
 # Each TMA launch first runs the staging pass (transpose_pad): not profiled.
 PROFILE_SKIP=transpose_pad

@@ -1,0 +1,24 @@
+/**
+ * @file 06_clusters_dsmem/variants.h
+ * @brief Chapter 06's measured alternative to its lesson kernel (variants.cu).
+ */
+#ifndef CH06_VARIANTS_H
+#define CH06_VARIANTS_H
+
+#include "../common/gemm_driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief gemm_cluster with the consumers' releases at cluster scope (a fence per arrival). */
+cudaError_t launch_gemm_cluster_fenced(int M, int N, int K, const float *A, const float *B, float *C,
+                                       cudaStream_t stream);
+
+extern const char gemm_cluster_fenced_knobs[]; /**< "... STAGES=... CLUSTER=..." */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
