@@ -8,7 +8,8 @@
 #   (generated lines)
 #   <!-- end results-table -->
 # Filters (all optional): chapter=, kernel=, m=. Rows keep the CSV's order;
-# "speedup" is over the row above when both have the same size; speedup=no
+# "speedup" is over the first row (the parent chapter's kernel, in a
+# chapter's own table) when both have the same size; speedup=no
 # leaves the column out (for sweeps, which are not a progression).
 # unique=kernel keeps only the first row of each kernel name (its own
 # chapter's), and exclude=NAME[,NAME...] drops kernels: together they make the
@@ -123,7 +124,7 @@ render() { # page -> stdout
     local nav=""
     case $1 in [0-9][0-9]_*/README.md) nav=$(chapter_nav "$1") ;; esac
     awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, prev, prevsize, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, first, firstsize, sp, caption, nf) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1; funiq = 0; fexcl = ""
         split("", seen)
@@ -140,7 +141,7 @@ render() { # page -> stdout
             print "<em>No measurements yet: run `make bench` on a GPU to create `" file "`.</em>"
             return
         }
-        rows = 0; prev = 0
+        rows = 0
         while ((getline line < file) > 0) {
             if (index(line, "\"")) { print "gen_tables: quoted CSV field in " file > "/dev/stderr"; exit 2 }
             nf = split(line, f, ",")
@@ -154,14 +155,15 @@ render() { # page -> stdout
             if (rows == 0) {
                 caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
                 if (funiq) caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] "; each row from its own chapter'"'"'s run (commit and date in `" file "`, `make bench`); % of cuBLAS is against cuBLAS in that same run."
-                print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS |" (fsp ? " speedup vs row above |" : "") " verified |"
+                print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS |" (fsp ? " speedup vs " f[7] " |" : "") " verified |"
+                first = f[12]; firstsize = f[8] "x" f[9] "x" f[10]
                 print "|---|---|---|---|---|---|" (fsp ? "---|" : "") "---|"
             }
-            sp = (rows == 0 || f[12] + 0 == 0 || prevsize != f[8] "x" f[9] "x" f[10]) ? "-" : sprintf("%.2fx", prev / f[12])
+            sp = (rows == 0 || f[12] + 0 == 0 || firstsize != f[8] "x" f[9] "x" f[10]) ? "-" : sprintf("%.2fx", first / f[12])
             printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %s | %s |%s %s |\n", \
                 f[7], f[11], f[8], f[9], f[10], f[12], f[13], f[14], (f[15] == "NA" ? "-" : sprintf("%.1f", f[15])), \
                 (f[16] == "NA" ? "-" : sprintf("%.1f%%", f[16])), (fsp ? " " sp " |" : ""), f[17]
-            prev = f[12]; prevsize = f[8] "x" f[9] "x" f[10]; rows++
+            rows++
         }
         close(file)
         if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
