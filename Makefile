@@ -13,7 +13,7 @@ chapter_num = $(firstword $(subst _, ,$(1)))
 CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))
 DIFF_TARGETS := $(foreach d,$(CHAPTER_DIRS),diff-$(call chapter_num,$(d)))
 
-.PHONY: help all test test-gpu bench docs tables figures clean $(CHAPTER_TARGETS) $(DIFF_TARGETS)
+.PHONY: help all test test-gpu bench traces docs tables figures clean $(CHAPTER_TARGETS) $(DIFF_TARGETS)
 
 help:
 	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
@@ -24,10 +24,12 @@ help:
 	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
 	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
 	@echo "  make bench           time every chapter at its default size -> docs/results/<gpu>.csv"
+	@echo "  make traces          record each chapter's trace (TRACE=1 builds) -> docs/traces/, and its cost"
 	@echo "  make figures         render docs/images/*.svg from the results and docs/figures/ (gnuplot, Graphviz)"
 	@echo "  make docs            regenerate the results tables, then the Doxygen site in docs/html"
 	@echo "  make clean           remove build outputs"
-	@echo "variables: ARCH=$(ARCH) (auto)  DEBUG=1  V=1  and each chapter's knobs (make chapter-01 BK=16;"
+	@echo "variables: ARCH=$(ARCH) (auto)  DEBUG=1  V=1  TRACE=1 (trace points: ./run --trace FILE)"
+	@echo "           and each chapter's knobs (make chapter-01 BK=16;"
 	@echo "           cd 01_naive && make help lists them)"
 
 # Chapters whose minimum compute capability is above ARCH are left out, saying so.
@@ -59,6 +61,9 @@ test-gpu:
 
 bench:
 	@bash tests/bench.sh
+
+traces:
+	@bash tests/trace.sh
 
 tables:
 	@bash docs/gen_tables.sh

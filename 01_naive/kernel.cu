@@ -23,6 +23,7 @@
 #include "kernel.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #ifndef BM
 #define BM 128 /**< rows of C per block */
@@ -79,6 +80,7 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
     float acc[TM][TN] = {};
 
     for (int k0 = 0; k0 < K; k0 += BK) {
+        TRACE_BEGIN(t_load);
 #pragma unroll
         for (int l = 0; l < A_LOADS; ++l) {
             const int e = tid + l * BLOCKED_THREADS;
@@ -95,12 +97,21 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
             const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
             *reinterpret_cast<float4 *>(&Bs[r][c]) = load4_or_zero(B, k0 + r, n0 + c, K, N, b_vec);
         }
+        TRACE_END(t_load, TRACE_LOAD, k0 / BK);
+        TRACE_BEGIN(t_full);
         __syncthreads(); /* both tiles complete: all loads finish before any math */
+        TRACE_END(t_full, TRACE_SYNC, k0 / BK);
 
+        TRACE_BEGIN(t_math);
         compute_tile(acc, As, Bs, tx, ty);
+        TRACE_END(t_math, TRACE_COMPUTE, k0 / BK);
+        TRACE_BEGIN(t_free);
         __syncthreads(); /* everyone is done with the tiles before they are overwritten */
+        TRACE_END(t_free, TRACE_SYNC, k0 / BK);
     }
+    TRACE_BEGIN(t_store);
     store_tile(C, acc, m0, n0, M, N, tx, ty);
+    TRACE_END(t_store, TRACE_STORE, -1);
 }
 //! [blocked]
 

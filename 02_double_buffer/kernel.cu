@@ -24,6 +24,7 @@
 #include "kernel.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #ifndef BM
 #define BM 128 /**< rows of C per block */
@@ -83,6 +84,7 @@ gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
 
     int fetched = 0; /* tiles whose copies have been issued */
     for (int t = 0; t < tiles; ++t) {
+        TRACE_BEGIN(t_issue);
         /* Keep up to STAGES tiles in flight: on the first pass this fills
          * the ring (the prologue), then it refills the stage that tile t-1
          * released. producer_acquire() waits until every thread has
@@ -95,12 +97,19 @@ gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
                        b_vec, tid, BLOCKED_THREADS, pipe);
             pipe.producer_commit();
         }
+        TRACE_END(t_issue, TRACE_ISSUE, t);
         const int s = t % STAGES;
+        TRACE_BEGIN(t_wait);
         pipe.consumer_wait(); /* tile t has landed: every thread's copies into stage s */
+        TRACE_END(t_wait, TRACE_WAIT_FULL, t);
+        TRACE_BEGIN(t_math);
         compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+        TRACE_END(t_math, TRACE_COMPUTE, t);
         pipe.consumer_release(); /* this thread is done reading stage s */
     }
+    TRACE_BEGIN(t_store);
     store_tile(C, acc, m0, n0, M, N, tx, ty);
+    TRACE_END(t_store, TRACE_STORE, -1);
 }
 //! [kernel]
 

@@ -28,6 +28,7 @@
 #include "kernel.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS MIN_BLOCKS and their defaults */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
@@ -74,10 +75,14 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
         const bool b_vec = rows_aligned16(B, N);
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
+            TRACE_BEGIN(t_wait);
             pipe.producer_acquire(); /* wait until the consumers released stage s */
+            TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
+            TRACE_BEGIN(t_issue);
             issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
                        threadIdx.x, PRODUCER_THREADS, pipe);
             pipe.producer_commit(); /* stage s is full once these copies land */
+            TRACE_END(t_issue, TRACE_ISSUE, t);
         }
         //! [producer]
     } else {
@@ -87,11 +92,17 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
         float acc[TM][TN] = {};
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
+            TRACE_BEGIN(t_wait);
             pipe.consumer_wait(); /* tile t has landed */
+            TRACE_END(t_wait, TRACE_WAIT_FULL, t);
+            TRACE_BEGIN(t_math);
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            TRACE_END(t_math, TRACE_COMPUTE, t);
             pipe.consumer_release(); /* the producers may refill stage s */
         }
+        TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);
+        TRACE_END(t_store, TRACE_STORE, -1);
         //! [consumer]
     }
 }

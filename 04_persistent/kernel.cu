@@ -27,6 +27,7 @@
 #include "kernel.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS MIN_BLOCKS GROUP and their defaults */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
@@ -85,18 +86,24 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
             /* One atomic per tile for the whole block, shared through shared
              * memory; two slots, so thread 0 never overwrites a value that
              * another producer has not read yet. */
+            TRACE_BEGIN(t_fetch);
             if (threadIdx.x == 0) fetched[j & 1] = atomicAdd(next_tile, 1);
             named_barrier_sync(BAR_FETCH, PRODUCER_THREADS);
             const int t = fetched[j & 1];
+            TRACE_END(t_fetch, TRACE_FETCH, t);
             if (t >= tiles) break;
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
             for (int kt = 0; kt < k_tiles; ++kt) {
+                TRACE_BEGIN(t_wait);
                 pipe.producer_acquire(); /* wait until the consumers released stage s */
+                TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
+                TRACE_BEGIN(t_issue);
                 if (threadIdx.x == 0) stage_tile[s] = t;
                 issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, tm * BM, tn * BN,
                            kt * BK, b_vec, threadIdx.x, PRODUCER_THREADS, pipe);
                 pipe.producer_commit(); /* stage s is full once these copies land */
+                TRACE_END(t_issue, TRACE_ISSUE, t);
                 s = (s + 1) % STAGES;
             }
         }
@@ -111,22 +118,32 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         int s = 0;
         for (;;) {
+            TRACE_BEGIN(t_first);
             pipe.consumer_wait(); /* the first stage of the next tile has landed */
             const int t = stage_tile[s]; /* published by the stage's commit */
+            TRACE_END(t_first, TRACE_WAIT_FULL, t);
             if (t < 0) {
                 pipe.consumer_release();
                 break;
             }
             float acc[TM][TN] = {};
             for (int kt = 0; kt < k_tiles; ++kt) {
-                if (kt > 0) pipe.consumer_wait(); /* stage kt of tile t has landed */
+                if (kt > 0) {
+                    TRACE_BEGIN(t_wait);
+                    pipe.consumer_wait(); /* stage kt of tile t has landed */
+                    TRACE_END(t_wait, TRACE_WAIT_FULL, t);
+                }
+                TRACE_BEGIN(t_math);
                 compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+                TRACE_END(t_math, TRACE_COMPUTE, t);
                 pipe.consumer_release(); /* the producers may refill stage s */
                 s = (s + 1) % STAGES;
             }
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
+            TRACE_BEGIN(t_store);
             store_tile(C, acc, tm * BM, tn * BN, M, N, tx, ty);
+            TRACE_END(t_store, TRACE_STORE, t);
         }
         //! [consumer]
     }

@@ -14,6 +14,8 @@
 
 #include "tasks.h"
 
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
+
 #ifndef TASK_THREADS
 #define TASK_THREADS 256 /**< threads per task (one block) */
 #endif
@@ -53,14 +55,18 @@ __device__ void normalize_segment(const task_segment *tasks, int t, const float 
 __global__ void __launch_bounds__(TASK_THREADS)
 task_single(const task_segment *tasks, int t, const float *x, float *y, float *norms)
 {
+    TRACE_BEGIN(t_task);
     normalize_segment(tasks, t, x, y, norms);
+    TRACE_END(t_task, TRACE_TASK, t);
 }
 
 /** @brief One launch, one block per task: the hardware hands out the blocks. */
 __global__ void __launch_bounds__(TASK_THREADS)
 task_batched(const task_segment *tasks, const float *x, float *y, float *norms)
 {
+    TRACE_BEGIN(t_task);
     normalize_segment(tasks, blockIdx.x, x, y, norms);
+    TRACE_END(t_task, TRACE_TASK, blockIdx.x);
 }
 
 /**
@@ -76,12 +82,16 @@ task_persistent(const task_segment *tasks, int ntasks, const float *x, float *y,
     for (;;) {
         /* One atomic per block per task, not one per thread: the other
          * threads get the index through shared memory. */
+        TRACE_BEGIN(t_fetch);
         if (threadIdx.x == 0) s_task = atomicAdd(next, 1);
         __syncthreads();
         const int t = s_task;
         __syncthreads(); /* everyone has read s_task before thread 0 writes it again */
+        TRACE_END(t_fetch, TRACE_FETCH, t);
         if (t >= ntasks) break;
+        TRACE_BEGIN(t_task);
         normalize_segment(tasks, t, x, y, norms);
+        TRACE_END(t_task, TRACE_TASK, t);
     }
 }
 //! [persistent]

@@ -25,6 +25,8 @@
 
 #include "kernel.h"
 
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
+
 #ifndef THREADS
 #define THREADS 256 /**< threads per block, in every kernel of the chapter */
 #endif
@@ -56,13 +58,17 @@ __device__ __forceinline__ void smooth(int n, const float *__restrict__ src, flo
 /** @brief Stage 1 as its own kernel: a from b. */
 __global__ void __launch_bounds__(THREADS) stage1_kernel(int n, const float *b, float *a)
 {
+    TRACE_BEGIN(t_work);
     smooth(n, b, a);
+    TRACE_END(t_work, TRACE_WORK, 1);
 }
 
 /** @brief Stage 2 as its own kernel: b from a. */
 __global__ void __launch_bounds__(THREADS) stage2_kernel(int n, const float *a, float *b)
 {
+    TRACE_BEGIN(t_work);
     smooth(n, a, b);
+    TRACE_END(t_work, TRACE_WORK, 2);
 }
 
 /**
@@ -78,11 +84,19 @@ two_stage_cooperative(int n, int iters, float *a, float *b, int divergent)
 {
     cg::grid_group grid = cg::this_grid();
     for (int it = 0; it < iters; ++it) {
+        TRACE_BEGIN(t_a);
         smooth(n, b, a);
+        TRACE_END(t_a, TRACE_WORK, 1);
+        TRACE_BEGIN(t_sync_a);
         grid.sync(); /* every block's a is written (and visible) before anyone reads it */
+        TRACE_END(t_sync_a, TRACE_GRID_SYNC, 1);
+        TRACE_BEGIN(t_b);
         smooth(n, a, b);
+        TRACE_END(t_b, TRACE_WORK, 2);
         if (divergent && blockIdx.x == 0 && it == iters - 1) return; /* never do this */
+        TRACE_BEGIN(t_sync_b);
         grid.sync(); /* and every b before the next iteration reads it */
+        TRACE_END(t_sync_b, TRACE_GRID_SYNC, 2);
     }
 }
 //! [cooperative]

@@ -39,6 +39,7 @@
 #include "kernel.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER and their defaults */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
@@ -80,7 +81,9 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     }
     /* No peer may arrive on (or write into) this block before its barriers
      * exist: one cluster-wide barrier, once, before the ring starts. */
+    TRACE_BEGIN(t_init);
     cluster.sync();
+    TRACE_END(t_init, TRACE_CLUSTER_SYNC, -1);
     //! [init]
 
     if (threadIdx.x < PRODUCER_THREADS) {
@@ -93,7 +96,10 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
             /* Every block of the cluster has released stage s (round t / STAGES). */
+            TRACE_BEGIN(t_wait);
             mbar_wait(&empty[s], ((t / STAGES) & 1) ^ 1);
+            TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
+            TRACE_BEGIN(t_share);
             /* This block's A_ROWS rows of the A tile, into every block's stage s. */
 #pragma unroll
             for (int q = 0; q < CLUSTER; ++q)
@@ -107,8 +113,11 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             /* Each producer thread arrives on stage s's full barrier in every
              * block; the release orders its stores (local and remote) first. */
             for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
+            TRACE_END(t_share, TRACE_SHARE, t);
+            TRACE_BEGIN(t_issue);
             if (t + 1 < tiles)
                 load_tiles(a_part, b_tile, A, B, M, N, K, m0 + rank * A_ROWS, n0, (t + 1) * BK, a_vec, b_vec);
+            TRACE_END(t_issue, TRACE_ISSUE, t + 1);
         }
         //! [producer]
     } else {
@@ -118,20 +127,28 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
         float acc[TM][TN] = {};
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
+            TRACE_BEGIN(t_wait);
             mbar_wait(&full[s], (t / STAGES) & 1); /* A parts from every block, and B, landed */
+            TRACE_END(t_wait, TRACE_WAIT_FULL, t);
+            TRACE_BEGIN(t_math);
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            TRACE_END(t_math, TRACE_COMPUTE, t);
             /* Release stage s to every block's producers (they all write into
              * it). This thread only read the stage, so a reader's arrive without
              * a cluster-scope fence is enough (variants.cu measures the fence). */
             for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], q);
         }
+        TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);
+        TRACE_END(t_store, TRACE_STORE, -1);
         //! [consumer]
     }
     //! [exit]
     /* Peers may still arrive on this block's barriers (their last releases):
      * no block leaves, and frees its shared memory, before all are done. */
+    TRACE_BEGIN(t_exit);
     cluster.sync();
+    TRACE_END(t_exit, TRACE_CLUSTER_SYNC, -1);
     //! [exit]
 }
 //! [kernel]

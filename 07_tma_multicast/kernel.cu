@@ -42,6 +42,7 @@
 #include "kernel.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #include "knobs.h" /* BM BN BK; STAGES CLUSTER_M CLUSTER_N and their defaults; the roles */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
@@ -94,7 +95,9 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
         }
         fence_mbar_init(); /* visible to the copy engine and to the cluster */
     }
+    TRACE_BEGIN(t_init);
     cluster.sync(); /* no peer multicasts into, or arrives on, barriers that do not exist yet */
+    TRACE_END(t_init, TRACE_CLUSTER_SYNC, -1);
     //! [init]
 
     if (warp == 0) {
@@ -112,7 +115,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
             for (int t = 0; t < tiles; ++t) {
                 const int s = t % STAGES;
                 float *As = smem + s * TMA_STAGE_FLOATS, *Bs = As + A_TILE_FLOATS;
+                TRACE_BEGIN(t_wait);
                 mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1);
+                TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
+                TRACE_BEGIN(t_issue);
                 /* The whole stage arrives here: own slices and the peers'. */
                 mbar_arrive_expect_tx(&full[s], TMA_STAGE_FLOATS * sizeof(float));
                 const int ax = m0, ay = t * BK + a_row; /* element (column, row) of A^T */
@@ -124,6 +130,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
                     tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
                 else
                     tma_load_2d(Bs, &map_b, n0, t * BK, &full[s]);
+                TRACE_END(t_issue, TRACE_ISSUE, t);
             }
         }
         //! [producer]
@@ -135,9 +142,13 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
             const float *As = smem + s * TMA_STAGE_FLOATS;
+            TRACE_BEGIN(t_wait);
             mbar_wait_cta(&full[s], (t / STAGES) & 1);
+            TRACE_END(t_wait, TRACE_WAIT_FULL, t);
+            TRACE_BEGIN(t_math);
             compute_tile(acc, reinterpret_cast<const float(*)[BM + A_PAD]>(As),
                          reinterpret_cast<const float(*)[BN]>(As + A_TILE_FLOATS), tx, ty);
+            TRACE_END(t_math, TRACE_COMPUTE, t);
             /* Release stage s in every block whose producer writes into ours:
              * the blocks of this row (A) and of this column (B). A reader's
              * arrive: this thread wrote nothing the producers must see. */
@@ -145,12 +156,16 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
             for (int j = 0; j < CM; ++j)
                 if (j != (int)cy) mbar_arrive_cluster_reader(&empty[s], j * CN + cx);
         }
+        TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);
+        TRACE_END(t_store, TRACE_STORE, -1);
         //! [consumer]
     }
     //! [exit]
     /* Peers may still arrive on this block's empty barriers: stay until all are done. */
+    TRACE_BEGIN(t_exit);
     cluster.sync();
+    TRACE_END(t_exit, TRACE_CLUSTER_SYNC, -1);
     //! [exit]
 }
 //! [kernel]

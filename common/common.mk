@@ -17,6 +17,8 @@
 #   DEBUG=1     device debug build (-G), host -O0 -g
 #   V=1         show the commands
 #   WERROR=1    warnings are errors (the tests build this way)
+#   TRACE=1     trace points in the chapter's own kernels (common/trace.cuh),
+#               for ./run --trace FILE; the default build has none
 #   BUILD=dir BIN=path   where objects and the program go (default build/ and ./run)
 
 COMMON_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -48,6 +50,12 @@ CHAPTER_DEFS := -DTUTORIAL_CHAPTER='"$(CHAPTER)"' -DTUTORIAL_MIN_CC=$(MIN_CC) \
                 -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"'
 
 CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP $(CHAPTER_DEFS)
+# Trace points (common/trace.cuh) in this chapter's own .cu files, not in
+# the parents' kernels it links.
+ifeq ($(TRACE),1)
+  TRACE_DEFS := -DTUTORIAL_TRACE
+endif
+
 # Knobs go to this chapter's kernel.cu and variants.cu only: a parent
 # chapter's kernel linked as the baseline (EXTRA_CU) keeps the defaults
 # written in its own source.
@@ -86,19 +94,19 @@ OBJS := $(foreach s,$(CU_SRCS) $(C_SRCS),$(call src_obj,$(s))) \
 all: $(BIN)
 
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
-FLAGS_LINE := $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) | $(CC) $(CFLAGS_ALL)
+FLAGS_LINE := $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) $(TRACE_DEFS) | $(CC) $(CFLAGS_ALL)
 $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)/common
 	@echo '$(subst ','\'',$(FLAGS_LINE))' | cmp -s - $@ || echo '$(subst ','\'',$(FLAGS_LINE))' > $@
 
 $(BIN): $(OBJS)
-	@echo "  LINK    $@  ($(CHAPTER), $(ARCH)$(if $(strip $(KNOB_DEFS)), $(strip $(KNOB_DEFS))))"
+	@echo "  LINK    $@  ($(CHAPTER), $(ARCH)$(if $(strip $(KNOB_DEFS)), $(strip $(KNOB_DEFS)))$(if $(TRACE_DEFS), TRACE=1))"
 	$(Q)$(NVCC) $(LDFLAGS_ALL) -o $@ $(OBJS) $(LDLIBS_ALL)
 
 define cu_rule
 $(call src_obj,$(1)): $(1) $(BUILD)/flags
 	@echo "  NVCC    $$<"
-	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu variants.cu,$(1)),$$(KNOB_DEFS)) -c $$< -o $$@
+	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu variants.cu,$(1)),$$(KNOB_DEFS)) $(if $(filter-out ../%,$(1)),$$(TRACE_DEFS)) -c $$< -o $$@
 endef
 $(foreach s,$(CU_SRCS),$(eval $(call cu_rule,$(s))))
 
@@ -137,6 +145,7 @@ help:
 	@echo "knobs (default, meaning):"
 	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?= *\([^ #]*\) *#* *\(.*\)/  $(k)=\1	\2/p' $(CHAPTER_MAKEFILE) | expand -t 22;)
 	@echo "also:     ARCH=sm_NN  DEBUG=1  V=1  WERROR=1  BUILD=dir  BIN=path"
+	@echo "          TRACE=1 (trace points for ./run --trace FILE; the default build has none)"
 
 info:
 	@echo "chapter  $(CHAPTER)"

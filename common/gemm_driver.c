@@ -16,6 +16,7 @@
 #include "report.h"
 #include "runner.h"
 #include "stats.h"
+#include "trace.h"
 #include "verify.h"
 #include "watchdog.h"
 
@@ -123,6 +124,17 @@ static void run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
     }
     time_runs(k->name, run_gemm, &g, s->o->warmup, s->o->reps, &row->t);
     if (s->o->verify) ok = check_output(s, k->name, "after timing") && ok;
+    if (trace_active()) { /* --trace: one more run, traced, and checked as well */
+        cudaError_t err;
+        if (s->o->verify) poison_c(s);
+        err = trace_run(k->name, run_gemm, &g, row->t.median);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "'%s': traced run failed: %s (%s)\n", k->name, cudaGetErrorString(err),
+                    cudaGetErrorName(err));
+            exit(EXIT_CUDA_ERROR);
+        }
+        if (s->o->verify) ok = check_output(s, k->name, "traced run") && ok;
+    }
     watchdog_disarm();
     NVTX_POP();
     row->kernel = k->name;
@@ -196,10 +208,6 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
     env.o.nextra = ch->nextras;
     rc = chapter_parse(&env, argc, argv, ch->chapter, ch->title);
     if (rc >= 0) return rc;
-    if (o->trace != NULL) {
-        fprintf(stderr, "%s: --trace: this chapter has no trace points yet\n", ch->chapter);
-        return EXIT_USAGE;
-    }
     if (ch->count + 1 > MAX_ROWS) {
         fprintf(stderr, "%s: too many kernels\n", ch->chapter);
         return EXIT_USAGE;

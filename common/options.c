@@ -89,7 +89,7 @@ static const struct {
     {{"no-verify", no_argument, NULL, OPT_NO_VERIFY}, "skip verification (profiling only; the run ends UNVERIFIED)"},
     {{"csv", no_argument, NULL, OPT_CSV}, "write CSV rows to stdout (the human report goes to stderr)"},
     {{"json", no_argument, NULL, OPT_JSON}, "write JSON lines to stdout (the human report goes to stderr)"},
-    {{"trace", required_argument, NULL, OPT_TRACE}, "write device-side timestamps to FILE (chapters with trace points)"},
+    {{"trace", required_argument, NULL, OPT_TRACE}, "trace one run of each kernel: Chrome trace JSON to FILE, CSV beside it (a TRACE=1 build)"},
     {{"timeout", required_argument, NULL, OPT_TIMEOUT}, "seconds one kernel's verify+time phase may take before the watchdog exits 5"},
     {{"help", no_argument, NULL, OPT_HELP}, "print this help and exit"},
 };

@@ -13,6 +13,7 @@
 #include "exit_codes.h"
 #include "matrix.h"
 #include "nvtx.h"
+#include "trace.h"
 #include "watchdog.h"
 
 int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, const char *title)
@@ -29,11 +30,19 @@ int chapter_parse(chapter_env *e, int argc, char **argv, const char *chapter, co
     case OPTIONS_OK:
         break;
     }
+    if (e->o.trace != NULL && !trace_available()) {
+        fprintf(stderr,
+                "%s: --trace: this build has no trace points. Build with them, then run again:\n"
+                "  make chapter-%.2s TRACE=1      (or: make TRACE=1 in %s/)\n",
+                chapter, chapter, chapter);
+        return EXIT_USAGE;
+    }
     return -1;
 }
 
 int chapter_finish(const chapter_env *e, int all_ok)
 {
+    trace_close();
     if (!e->o.verify) {
         fprintf(e->out, "\nUNVERIFIED (--no-verify): timings only\n");
         return EXIT_VERIFIED;
@@ -71,6 +80,12 @@ void chapter_start(chapter_env *e, const char *chapter, const char *title)
     e->ctx.commit = commit && *commit ? commit : "unknown";
     e->ctx.date = e->date;
     e->ctx.chapter = chapter;
+    if (e->o.trace != NULL) {
+        char meta[512];
+        snprintf(meta, sizeof meta, "%s, driver %s, CUDA %s, commit %s, %s", e->ctx.gpu, e->ctx.driver,
+                 e->ctx.cuda, e->ctx.commit, e->ctx.date);
+        trace_open(e->o.trace, chapter, meta, e->out);
+    }
 }
 
 void time_runs(const char *name, run_fn fn, void *arg, int warmup, int reps, time_stats *t)
@@ -136,6 +151,16 @@ void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn,
     }
     time_runs(name, fn, arg, e->o.warmup, e->o.reps, &row->t);
     if (verify) ok = check(state, name, "after timing") && ok;
+    if (trace_active()) { /* --trace: one more run, traced, and checked as well */
+        if (verify) poison(state);
+        err = trace_run(name, fn, arg, row->t.median);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "'%s': traced run failed: %s (%s)\n", name, cudaGetErrorString(err),
+                    cudaGetErrorName(err));
+            exit(EXIT_CUDA_ERROR);
+        }
+        if (verify) ok = check(state, name, "traced run") && ok;
+    }
     watchdog_disarm();
     NVTX_POP();
     row->kernel = name;

@@ -271,6 +271,27 @@ bad_option_exit_2() { # chapter args...: exit 2 and a message naming the problem
     [ $rc -eq 2 ] && [ -n "$out" ]
 }
 
+trace_needs_build() { # chapter: --trace in a build without trace points says how to get one, exit 2
+    local out rc
+    out=$("$1/run" --trace "$WORK/no-trace.json" 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 2 ] && echo "$out" | grep -q "TRACE=1" && [ ! -e "$WORK/no-trace.json" ]
+}
+
+# A TRACE=1 build's --trace run: verified, valid Chrome trace JSON, and a CSV
+# with each step the chapter's lesson kernel must show (TRACE_MUST).
+trace_run_ok() { # chapter args...
+    local ch=$1 json=$WORK/trace-$1.json step
+    shift
+    rm -f "$json" "${json%.json}.csv"
+    "$ch/build/trace/run" --trace "$json" --reps 1 --warmup 0 "$@" || return 1
+    python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["traceEvents"]; print(len(e), "events"); assert any(x["ph"] == "X" for x in e)' "$json" || return 1
+    for step in "${TRACE_MUST[@]}"; do
+        grep -q "^[^#].*,$step," "${json%.json}.csv" || { echo "no '$step' step in ${json%.json}.csv"; return 1; }
+    done
+}
+
 help_exit_0() { # chapter: options, exit codes, and --only lists this chapter's names
     local out
     out=$("$1/run" --help) || return 1
@@ -400,6 +421,7 @@ host_tier() {
         queue 0 "$ch: --reps (no value) -> exit 2" bad_option_exit_2 "$ch" --reps
         queue 0 "$ch: --bogus -> exit 2" bad_option_exit_2 "$ch" --bogus
         queue 0 "$ch: --only nosuchkernel -> exit 2" bad_option_exit_2 "$ch" --only nosuchkernel
+        queue 0 "$ch: --trace without TRACE=1 -> exit 2, says how" trace_needs_build "$ch"
     done
     # shellcheck disable=SC2086
     queue 0 "make chapter-NN points ./run at each chapter" chapter_targets $CHAPTERS
@@ -495,6 +517,10 @@ full_gpu_tier() {
                 BIN="build/$(variant_dir "$v")/run" $(variant_knobs "$v" | tr ',' ' ')
         done
     done
+    for ch in $CHAPTERS; do
+        queue 0 "$ch [TRACE=1]: builds" make --no-print-directory -C "$ch" TRACE=1 WERROR=1 BUILD=build/trace \
+            BIN=build/trace/run
+    done
     queue 0 "tests/gpu (planted faults): builds" make --no-print-directory -C tests/gpu
     queue 0 "tests/gpu/pipeline_synccheck: builds" nvcc -std=c++17 -arch=sm_"$(nvidia-smi \
         --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d ' .')" -o tests/gpu/pipeline_synccheck \
@@ -507,6 +533,9 @@ full_gpu_tier() {
         queue 0 "$ch: default run verified" "$ch/run"
         if [ "$GEMM" = 1 ]; then queue_shapes "$ch" "$SHAPES"; fi
         queue_cases "$ch" "${GPU_CASES[@]}"
+        # shellcheck disable=SC2046
+        queue 0 "$ch [TRACE=1]: --trace writes a verified run's steps (${TRACE_MUST[*]})" trace_run_ok "$ch" \
+            $(if [ "$GEMM" = 1 ]; then echo --m 300 --n 260 --k 200; fi) "${TRACE_TEST_ARGS[@]}"
         for c in "${GPU_EXIT_CASES[@]}"; do
             code=${c%%:*} args=${c#*:}
             # shellcheck disable=SC2046

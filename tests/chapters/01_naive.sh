@@ -19,3 +19,10 @@ BENCH_VARIANTS=(BM=128,BN=128,BK=8,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=2
 
 # tests/profile.sh: kernels under Nsight Compute, in launch order
 PROFILE_KERNELS=naive,tiled,blocked,cublas
+
+# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# (tests/trace.sh), the test run's extra arguments, and the steps the test
+# run must record.
+TRACE_ARGS=(--only=blocked --m=4096 --n=4096 --k=512)
+TRACE_TEST_ARGS=()
+TRACE_MUST=(load sync compute store)

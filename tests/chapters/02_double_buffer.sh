@@ -16,3 +16,10 @@ BENCH_VARIANTS=(BK=8,STAGES=2 BK=8,STAGES=3 BK=16,STAGES=2 BK=16,STAGES=3
 PROFILE_KERNELS=blocked,double_buffer,cublas
 # ... and the lesson kernel again with these knobs, beside the default
 PROFILE_VARIANTS=(BK=8)
+
+# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# (tests/trace.sh), the test run's extra arguments, and the steps the test
+# run must record.
+TRACE_ARGS=(--only=double_buffer --m=4096 --n=4096 --k=512)
+TRACE_TEST_ARGS=()
+TRACE_MUST=(issue "wait full" compute store)

@@ -19,3 +19,10 @@ SANITIZE_VARIANTS=(warp_specialized_storer:PRODUCER_WARPS=4,STORER_WARPS=4)
 
 PROFILE_KERNELS=double_buffer,warp_specialized,warp_specialized_storer,cublas
 PROFILE_VARIANTS=(PRODUCER_WARPS=1 PRODUCER_WARPS=4)
+
+# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# (tests/trace.sh), the test run's extra arguments, and the steps the test
+# run must record.
+TRACE_ARGS=(--only=warp_specialized --m=4096 --n=4096 --k=512)
+TRACE_TEST_ARGS=()
+TRACE_MUST=("wait empty" issue "wait full" compute store)

@@ -30,3 +30,10 @@ SANITIZE_VARIANTS=(persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
 
 PROFILE_KERNELS=warp_specialized,persistent,persistent_residual,persistent_storer,cublas
 PROFILE_VARIANTS=(GROUP=1 GROUP=16 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4)
+
+# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# (tests/trace.sh), the test run's extra arguments, and the steps the test
+# run must record.
+TRACE_ARGS=(--only=tasks,persistent --m=4096 --n=4096 --k=512 --tasks=1000)
+TRACE_TEST_ARGS=(--tasks 50)
+TRACE_MUST=(fetch "wait empty" issue "wait full" compute store task)

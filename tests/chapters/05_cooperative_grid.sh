@@ -18,3 +18,10 @@ SANITIZE_ARGS=(--elements 5000 --iters 3)
 # make bench: these argument sets (--blocks=132: one block per SM on an H100)
 BENCH_KERNEL=cooperative
 BENCH_ARGS=(--blocks=132 --elements=4194304,--iters=100 --elements=67108864,--iters=10)
+
+# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# (tests/trace.sh), the test run's extra arguments, and the steps the test
+# run must record.
+TRACE_ARGS=(--only=two_stage --elements=4194304 --iters=10)
+TRACE_TEST_ARGS=(--iters 3 --elements 100000)
+TRACE_MUST=(work grid.sync)

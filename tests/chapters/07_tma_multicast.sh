@@ -24,3 +24,10 @@ PROFILE_KERNELS=cluster,tma,tma_multicast,tma_multicast_swizzled,cublas
 PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1)
 # Each TMA launch first runs the staging pass (transpose_pad): not profiled.
 PROFILE_SKIP=transpose_pad
+
+# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# (tests/trace.sh), the test run's extra arguments, and the steps the test
+# run must record.
+TRACE_ARGS=(--only=tma,tma_multicast --m=4096 --n=4096 --k=512)
+TRACE_TEST_ARGS=()
+TRACE_MUST=("cluster sync" "wait empty" issue "wait full" compute store)
