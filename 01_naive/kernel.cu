@@ -67,6 +67,7 @@ __global__ void __launch_bounds__(BLOCKED_THREADS, MIN_BLOCKS)
 gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     /* The A tile is stored transposed (k-major), so the 8 A values a thread
      * needs at one k are two float4; the padding spreads the transposing
      * stores over more banks. The B tile keeps B's layout. */

@@ -64,6 +64,7 @@ __global__ void __launch_bounds__(BLOCKED_THREADS, MIN_BLOCKS)
 gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
                    const float *__restrict__ B, float *__restrict__ C)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile) */
     /* __shared__ objects are never constructed; make_pipeline() below
      * initializes the state's barriers, so nvcc's warning about skipping the

@@ -52,6 +52,7 @@ __global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
 gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
                       const float *__restrict__ B, float *__restrict__ C)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile) */
     /* Not constructed (no __shared__ object is); make_pipeline() initializes it. */
 #pragma nv_diag_suppress static_var_with_dynamic_init

@@ -55,6 +55,7 @@ __device__ void normalize_segment(const task_segment *tasks, int t, const float 
 __global__ void __launch_bounds__(TASK_THREADS)
 task_single(const task_segment *tasks, int t, const float *x, float *y, float *norms)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     TRACE_BEGIN(t_task);
     normalize_segment(tasks, t, x, y, norms);
     TRACE_END(t_task, TRACE_TASK, t);
@@ -64,6 +65,7 @@ task_single(const task_segment *tasks, int t, const float *x, float *y, float *n
 __global__ void __launch_bounds__(TASK_THREADS)
 task_batched(const task_segment *tasks, const float *x, float *y, float *norms)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     TRACE_BEGIN(t_task);
     normalize_segment(tasks, blockIdx.x, x, y, norms);
     TRACE_END(t_task, TRACE_TASK, blockIdx.x);
@@ -78,6 +80,7 @@ __global__ void __launch_bounds__(TASK_THREADS)
 task_persistent(const task_segment *tasks, int ntasks, const float *x, float *y, float *norms,
                 int *next)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     __shared__ int s_task;
     for (;;) {
         /* One atomic per block per task, not one per thread: the other

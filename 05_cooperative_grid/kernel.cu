@@ -58,6 +58,7 @@ __device__ __forceinline__ void smooth(int n, const float *__restrict__ src, flo
 /** @brief Stage 1 as its own kernel: a from b. */
 __global__ void __launch_bounds__(THREADS) stage1_kernel(int n, const float *b, float *a)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     TRACE_BEGIN(t_work);
     smooth(n, b, a);
     TRACE_END(t_work, TRACE_WORK, 1);
@@ -66,6 +67,7 @@ __global__ void __launch_bounds__(THREADS) stage1_kernel(int n, const float *b, 
 /** @brief Stage 2 as its own kernel: b from a. */
 __global__ void __launch_bounds__(THREADS) stage2_kernel(int n, const float *a, float *b)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     TRACE_BEGIN(t_work);
     smooth(n, a, b);
     TRACE_END(t_work, TRACE_WORK, 2);
@@ -82,6 +84,7 @@ __global__ void __launch_bounds__(THREADS) stage2_kernel(int n, const float *a, 
 __global__ void __launch_bounds__(THREADS)
 two_stage_cooperative(int n, int iters, float *a, float *b, int divergent)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     cg::grid_group grid = cg::this_grid();
     for (int it = 0; it < iters; ++it) {
         TRACE_BEGIN(t_a);

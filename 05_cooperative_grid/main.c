@@ -311,10 +311,6 @@ int main(int argc, char **argv)
     env.o.nextra = (int)(sizeof extras / sizeof extras[0]);
     rc = chapter_parse(&env, argc, argv, CHAPTER, TITLE);
     if (rc >= 0) return rc;
-    if (env.o.trace != NULL) {
-        fprintf(stderr, CHAPTER ": --trace: this chapter has no trace points\n");
-        return EXIT_USAGE;
-    }
     if (options_extra_value(&env.o, "divergent-sync") && options_extra_value(&env.o, "no-coop")) {
         fprintf(stderr, CHAPTER ": --divergent-sync needs cooperative launches (drop --no-coop)\n");
         return EXIT_USAGE;

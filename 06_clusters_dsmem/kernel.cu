@@ -63,6 +63,7 @@ __global__ void __launch_bounds__(WS_THREADS, 1)
 gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), as chapter 03 */
     __shared__ uint64_t full[STAGES];  /* stage s holds tile t: every producer of the cluster arrived */
     __shared__ uint64_t empty[STAGES]; /* stage s may be refilled: every consumer of the cluster arrived */

@@ -75,6 +75,7 @@ template <int CM, int CN>
 __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
          const __grid_constant__ CUtensorMap map_b, float *__restrict__ C)
 {
+    TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ unsigned char smem_raw[];
     /* TMA writes to 128-byte-aligned shared memory: stages start on such a boundary. */
     float *smem = reinterpret_cast<float *>(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);

@@ -28,10 +28,13 @@ typedef struct {
     unsigned short pad;    /**< zero */
 } trace_record;
 
+/** @brief Records a warp claims at a time (a record with t1 == 0 was not written). */
+#define TRACE_CHUNK 64
+
 /** @brief Where the trace points write; all zero when tracing is not armed. */
 typedef struct {
     trace_record *buf;  /**< records (device memory) */
-    unsigned *count;    /**< records written or dropped (device memory) */
+    unsigned *count;    /**< records claimed, in chunks (device memory); beyond capacity: dropped */
     unsigned capacity;  /**< records @p buf holds */
     unsigned sms;       /**< trace blocks on SMs 0 .. sms-1 only */
 } trace_target;

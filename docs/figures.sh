@@ -97,6 +97,82 @@ figure exchange docs/results/h100.csv docs/figures/bars.gp -- demo_chart exchang
     "Blocks exchanging data: DSMEM against global memory (chapter 06)" "microseconds per round" lin \
     docs/results/h100.csv 06_clusters_dsmem 1000 2162688 exchange_dsmem exchange_global
 
+# Timelines from the committed traces (docs/traces/*.csv, make traces).
+# Each kind of step has one colour on every page.
+kind_colour() { # kind -> RGB as an integer, for gnuplot's "rgb variable"
+    case $1 in
+    compute | task | work) echo 5808463 ;;  # #58a14f green: the work
+    "wait full" | grid.sync) echo 14767961 ;; # #e15759 red: waiting for data or for the grid
+    "wait empty") echo 15896107 ;;           # #f28e2b orange: waiting for a free stage
+    issue) echo 5142951 ;;                   # #4e79a7 blue: issuing copies
+    load) echo 7780274 ;;                    # #76b7b2 teal: loading synchronously
+    share) echo 10253663 ;;                  # #9c755f brown: stores into the cluster
+    store) echo 11565729 ;;                  # #b07aa1 purple: writing C
+    fetch) echo 15583560 ;;                  # #edc948 yellow: taking work from the queue
+    *) echo 12234924 ;;                      # #bab0ac grey: barriers (sync, cluster sync)
+    esac
+}
+# timeline_warps CSV KERNEL "WARPS" NBLOCKS: the first NBLOCKS blocks to start
+# on SM 0 in KERNEL's launch, one row per listed warp of each
+timeline_warps() {
+    awk -F, -v k="$2" -v warps=" $3 " -v nb="$4" '
+        /^#/ || $1 != k || $2 != 0 { next }
+        { n++; b[n] = $3; w[n] = $4; r[n] = $5; e[n] = $6; s[n] = $8; f[n] = $9
+          if (!($3 in first) || $8 < first[$3]) first[$3] = $8 }
+        END {
+            for (x in first) { order[++nbk] = x }
+            for (i = 1; i <= nbk; i++) for (j = i + 1; j <= nbk; j++)
+                if (first[order[j]] < first[order[i]]) { t = order[i]; order[i] = order[j]; order[j] = t }
+            t0 = first[order[1]]
+            row = 0
+            for (i = 1; i <= nb && i <= nbk; i++) {
+                split(warps, ws, " ")
+                for (j = 1; j in ws; j++) rowof[order[i] "," ws[j]] = row++
+            }
+            for (m = 1; m <= n; m++) {
+                key = b[m] "," w[m]
+                if (!(key in rowof)) continue
+                printf "%.3f\t%.3f\t%d\t%s\t%s\n", (s[m] - t0) / 1000, (f[m] - t0) / 1000, rowof[key], e[m], \
+                    "block " b[m] " warp " w[m] (r[m] != "" ? " (" r[m] ")" : "")
+            }
+        }' "$1"
+}
+# timeline_kernels CSV KERNEL...: one row per kernel, every traced step of SM 0's blocks in it
+timeline_kernels() {
+    local csv=$1
+    shift
+    awk -F, -v ks=" $* " '
+        /^#/ || index(ks, " " $1 " ") == 0 || $2 != 0 { next }
+        { if (!($1 in row)) { row[$1] = nr++ }
+          printf "%.3f\t%.3f\t%d\t%s\t%s\n", $8 / 1000, $9 / 1000, row[$1], $6, $1 }' "$csv"
+}
+timeline() { # name title xmax opacity mode args...
+    local name=$1 title=$2 xmax=$3 opacity=$4 mode=$5 kind legend=""
+    shift 5
+    "timeline_$mode" "$@" | while IFS=$'\t' read -r a b r k l; do
+        printf '%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$r" "$(kind_colour "$k")" "$l"
+    done >"$tmp/$name.dat"
+    while read -r kind; do
+        legend+="keyentry with boxes fc rgb $(kind_colour "$kind") title '$kind', "
+    done < <("timeline_$mode" "$@" | cut -f4 | awk '!seen[$0]++')
+    echo "legend = \"${legend%, }\"" >"$tmp/$name.legend.gp"
+    gnuplot -c docs/figures/timeline.gp "$tmp/$name.dat" "$tmp/$name.svg" "$title" "$xmax" \
+        "$tmp/$name.legend.gp" "$opacity"
+}
+tl() { # name csv title xmax opacity mode args...: a timeline, if its trace is committed
+    local name=$1 csv=$2 title=$3 xmax=$4 opacity=$5 mode=$6
+    shift 6
+    [ -f "$csv" ] || return 0
+    figure "$name" "$csv" docs/figures/timeline.gp -- timeline "$name" "$title" "$xmax" "$opacity" "$mode" "$csv" "$@"
+}
+T=docs/traces
+tl timeline-01 $T/01_naive.csv "Chapter 01, blocked: two blocks share an SM; each loads, waits, computes, waits" \
+    40 1 warps blocked "0 1" 2
+tl timeline-02 $T/02_double_buffer.csv "Chapter 02, double buffering: copies for the next tile are issued before the wait" \
+    40 1 warps double_buffer "0 1" 2
+tl timeline-03 $T/03_warp_specialized.csv "Chapter 03: producer warps (0-7) keep the ring full, consumer warps (8-15) compute" \
+    40 1 warps warp_specialized "0 1 8 9" 2
+
 # Structure diagrams
 for d in ring cluster multicast; do
     figure "$d" "docs/figures/$d.dot" -- dot -Tsvg "docs/figures/$d.dot" -o "$tmp/$d.svg"

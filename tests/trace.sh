@@ -3,8 +3,9 @@
 #
 # For each chapter, in tests/build/bench (the user's builds stay as they are):
 #  - the TRACE=1 build, run with TRACE_ARGS (tests/chapters/<chapter>.sh) and
-#    --trace docs/traces/<chapter>.json: the trace the pages' timelines are
-#    drawn from (docs/traces/<chapter>.csv; the JSON opens in Perfetto);
+#    --trace: the trace the pages' timelines are drawn from, committed as
+#    docs/traces/<chapter>.csv; the JSON, for Perfetto, stays in
+#    tests/build/traces/ (./run --trace FILE makes one anywhere);
 #  - for a GEMM chapter, the cost of tracing at the default size: the default
 #    build's median, the TRACE=1 build's median (trace points compiled in, not
 #    armed) and one traced launch (armed), all of BENCH_KERNEL, in one run each.
@@ -20,8 +21,9 @@ slug=$(gpu_slug)
 export TUTORIAL_COMMIT=${TUTORIAL_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 CHAPTERS=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d /)}
 traces=${TRACE_DIR:-docs/traces}
+json_dir=tests/build/traces
 results=${RESULTS_DIR:-docs/results}/$slug-trace.csv
-mkdir -p "$traces" "$(dirname "$results")" tests/build/logs
+mkdir -p "$traces" "$json_dir" "$(dirname "$results")" tests/build/logs
 new=$(mktemp)
 trap 'rm -f "$new" "$new.json" "$new.csv"' EXIT
 
@@ -40,9 +42,9 @@ for ch in $CHAPTERS; do
     settings "$ch"
     prog=$(bench_build "$ch" TRACE=1)
     echo "== $ch"
-    # shellcheck disable=SC2046
-    "$prog" --trace "$traces/$ch.json" $(echo "${TRACE_ARGS[@]}" | tr ',' ' ') >"tests/build/logs/trace-$ch.log" 2>&1 ||
+    "$prog" --trace "$json_dir/$ch.json" "${TRACE_ARGS[@]}" >"tests/build/logs/trace-$ch.log" 2>&1 ||
         { tail -n 20 "tests/build/logs/trace-$ch.log" >&2; exit 1; }
+    cp "$json_dir/$ch.csv" "$traces/$ch.csv"
     grep '^trace' "tests/build/logs/trace-$ch.log"
     [ "$GEMM" = 1 ] || continue
     # The cost: default build, TRACE=1 build unarmed, one armed launch (4096^3).
@@ -52,7 +54,7 @@ for ch in $CHAPTERS; do
     built=$(median_of "$new.out" "$BENCH_KERNEL")
     line=$(grep "^# launch $BENCH_KERNEL:" "$new.csv")
     traced=$(echo "$line" | sed 's/.*traced launch \([0-9.]*\) ms.*/\1/')
-    steps=$(echo "$line" | sed 's/.*: \([0-9]*\) steps recorded, \([0-9]*\) dropped.*/\1 \2/')
+    steps=$(echo "$line" | sed 's/.*: \([0-9]*\) steps recorded, \([0-9]*\) chunks dropped.*/\1 \2/')
     head -n 2 "$new.out" | tail -n 1 | cut -d, -f1-5,8-10 | {
         IFS=, read -r gpu driver cuda commit date m n k
         echo "$gpu,$driver,$cuda,$commit,$date,$ch,$BENCH_KERNEL,$m,$n,$k,${steps% *},${steps#* },$plain,$built,$traced"
@@ -68,4 +70,4 @@ done
         [ -f "$results.new" ] && cat "$results.new"
     } | sort -t, -k6,6 -s
 } >"$results.tmp" && mv "$results.tmp" "$results" && rm -f "$results.new"
-echo "wrote $traces/*.json, $traces/*.csv and $results"
+echo "wrote $traces/*.csv, $json_dir/*.json and $results"

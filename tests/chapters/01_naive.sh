@@ -23,6 +23,6 @@ PROFILE_KERNELS=naive,tiled,blocked,cublas
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=blocked --m=4096 --n=4096 --k=512)
+TRACE_ARGS=(--only=blocked --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=(load sync compute store)

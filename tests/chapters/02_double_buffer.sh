@@ -20,6 +20,6 @@ PROFILE_VARIANTS=(BK=8)
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=double_buffer --m=4096 --n=4096 --k=512)
+TRACE_ARGS=(--only=double_buffer --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=(issue "wait full" compute store)

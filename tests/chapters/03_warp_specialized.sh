@@ -23,6 +23,6 @@ PROFILE_VARIANTS=(PRODUCER_WARPS=1 PRODUCER_WARPS=4)
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=warp_specialized --m=4096 --n=4096 --k=512)
+TRACE_ARGS=(--only=warp_specialized --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=("wait empty" issue "wait full" compute store)

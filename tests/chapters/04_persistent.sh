@@ -34,6 +34,6 @@ PROFILE_VARIANTS=(GROUP=1 GROUP=16 persistent_storer:PRODUCER_WARPS=4,STORER_WAR
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=tasks,persistent --m=4096 --n=4096 --k=512 --tasks=1000)
+TRACE_ARGS=(--only=tasks,persistent --m=4096 --n=4096 --k=256 --tasks=1000)
 TRACE_TEST_ARGS=(--tasks 50)
 TRACE_MUST=(fetch "wait empty" issue "wait full" compute store task)

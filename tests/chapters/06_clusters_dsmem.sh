@@ -26,6 +26,6 @@ PROFILE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=cluster --m=4096 --n=4096 --k=512)
+TRACE_ARGS=(--only=cluster --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=(--elements 100000 --rounds 3 --pings 5)
 TRACE_MUST=("cluster sync" "wait empty" share issue "wait full" compute store)

@@ -28,6 +28,6 @@ PROFILE_SKIP=transpose_pad
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=tma,tma_multicast --m=4096 --n=4096 --k=512)
+TRACE_ARGS=(--only=tma,tma_multicast --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=("cluster sync" "wait empty" issue "wait full" compute store)
