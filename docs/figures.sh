@@ -166,12 +166,31 @@ tl() { # name csv title xmax opacity mode args...: a timeline, if its trace is c
     figure "$name" "$csv" docs/figures/timeline.gp -- timeline "$name" "$title" "$xmax" "$opacity" "$mode" "$csv" "$@"
 }
 T=docs/traces
-tl timeline-01 $T/01_naive.csv "Chapter 01, blocked: two blocks share an SM; each loads, waits, computes, waits" \
-    40 1 warps blocked "0 1" 2
-tl timeline-02 $T/02_double_buffer.csv "Chapter 02, double buffering: copies for the next tile are issued before the wait" \
-    40 1 warps double_buffer "0 1" 2
-tl timeline-03 $T/03_warp_specialized.csv "Chapter 03: producer warps (0-7) keep the ring full, consumer warps (8-15) compute" \
-    40 1 warps warp_specialized "0 1 8 9" 2
+tl timeline-01 $T/01_naive.csv "Chapter 01, blocked: two blocks per SM; each loads, waits, computes, waits" \
+    30 1 warps blocked "0 7" 2
+tl timeline-02 $T/02_double_buffer.csv "Chapter 02: the copies of tile t+1 are issued before the wait for tile t" \
+    30 1 warps double_buffer "0 7" 2
+tl timeline-03 $T/03_warp_specialized.csv "Chapter 03: producer warps (0-7) fill the ring, consumer warps (8-15) compute" \
+    65 1 warps warp_specialized "0 7 8 15" 1
+tl timeline-04 $T/04_persistent.csv "Chapter 04: one block per SM takes tile after tile from the queue" \
+    60 1 warps persistent "0 7 8 15" 1
+tl timeline-05 $T/05_cooperative_grid.csv "Chapter 05: two stages per iteration, as launches, as a graph, with grid.sync()" \
+    100 0.35 kernels two_stage_launches two_stage_graph two_stage_cooperative
+tl timeline-06 $T/06_clusters_dsmem.csv "Chapter 06: producers share A through DSMEM and wait for both blocks' consumers" \
+    80 1 warps cluster "0 7 8 15" 1
+tl timeline-07 $T/07_tma_multicast.csv "Chapter 07: one thread of warp 0 issues every copy; warps 1-8 compute" \
+    60 1 warps tma_multicast "0 1 8" 1
+
+# Chapter 01's three kernels and cuBLAS, milliseconds at 4096^3, from its own run.
+ch01_data() {
+    awk -F, '$6 == "01_naive" && $8 == 4096 && !seen[$7]++ { printf "%s\t%.4g\n", $7, $12 }' docs/results/h100.csv
+}
+ch01_chart() {
+    ch01_data >"$tmp/ch01-kernels.dat"
+    gnuplot -c docs/figures/bars.gp "$tmp/ch01-kernels.dat" "$tmp/ch01-kernels.svg" \
+        "Chapter 01's kernels and cuBLAS, FP32, 4096^3" "milliseconds per GEMM" lin
+}
+figure ch01-kernels docs/results/h100.csv docs/figures/bars.gp -- ch01_chart
 
 # Structure diagrams
 for d in ring cluster multicast; do

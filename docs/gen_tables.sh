@@ -33,6 +33,9 @@
 # MIN_CC_FOR), so the README, the main page and the builds agree:
 #   <!-- hardware-table -->
 #   <!-- end hardware-table -->
+# The cost of tracing (make traces) is asked for with
+#   <!-- trace-cost-table: docs/results/h100-trace.csv -->
+#   <!-- end trace-cost-table -->
 # A chapter page's links to the previous and next chapters:
 #   <!-- chapter-nav -->
 #   <!-- end chapter-nav -->
@@ -257,6 +260,29 @@ render() { # page -> stdout
         print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`).</em>"
         split("", kseen); split("", mseen); split("", val)
     }
+    # The cost of tracing (tests/trace.sh): per chapter, the default build, the
+    # TRACE=1 build with its trace points unarmed, and one traced launch.
+    function tracecost(spec,    file, line, f, rows, caption) {
+        file = spec
+        if ((getline line < file) <= 0) {
+            print "<em>No measurements yet: run `make traces` on a GPU to create `" file "`.</em>"
+            return
+        }
+        rows = 0
+        while ((getline line < file) > 0) {
+            if (split(line, f, ",") < 15) continue
+            if (rows++ == 0) {
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; one run of each build; from `" file "` (`make traces`)."
+                print "| chapter | kernel | M x N x K | default build, median ms | TRACE=1 build, unarmed | one traced launch | steps recorded (SMs 0-1) |"
+                print "|---|---|---|---|---|---|---|"
+            }
+            printf "| %s | %s | %sx%sx%s | %.3f | %.3f (%+.1f%%) | %.3f (%+.1f%%) | %s |\n", f[6], f[7], f[8], f[9], f[10], \
+                f[13], f[14], 100 * (f[14] / f[13] - 1), f[15], 100 * (f[15] / f[13] - 1), f[11]
+        }
+        close(file)
+        if (rows == 0) print "<em>No rows in `" file "`.</em>"
+        else { print ""; print "<em>" caption "</em>" }
+    }
     /<!-- chapter-nav -->/ {
         print
         print nav
@@ -277,6 +303,15 @@ render() { # page -> stdout
         skipping = 1
         next
     }
+    /<!-- trace-cost-table: .* -->/ {
+        print
+        spec = $0
+        sub(/.*-table: */, "", spec)
+        sub(/ *-->.*/, "", spec)
+        tracecost(spec)
+        skipping = 1
+        next
+    }
     /<!-- (results|metrics|demo)-table: .* -->/ {
         print
         spec = $0
@@ -286,7 +321,7 @@ render() { # page -> stdout
         skipping = 1
         next
     }
-    /<!-- end (results|metrics|demo|hardware|lineage)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics|demo|hardware|lineage|trace-cost)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -294,7 +329,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- ((results|metrics|demo)-table:|(hardware|lineage)-table|chapter-nav)' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage)-table|chapter-nav)' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out"
     if [ $check -eq 1 ]; then
