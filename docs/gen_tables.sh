@@ -211,7 +211,37 @@ render() { # page -> stdout
         if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
         else { print ""; print "<em>" caption "</em>" }
     }
-    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell) {
+    # A metric'"'"'s row label, in words, with its unit.
+    function metric_label(m, u,    s, l) {
+        if (m == "kernel") return "kernel that ran"
+        l["gpu__time_duration.sum"] = "duration"
+        l["sm__throughput.avg.pct_of_peak_sustained_elapsed"] = "SM throughput"
+        l["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"] = "FMA pipe busy"
+        l["smsp__issue_active.avg.pct_of_peak_sustained_active"] = "issue slots used"
+        l["smsp__inst_executed.sum"] = "warp instructions"
+        l["sm__warps_active.avg.pct_of_peak_sustained_active"] = "warps resident"
+        l["launch__registers_per_thread"] = "registers"
+        l["smsp__average_warp_latency_per_inst_issued.ratio"] = "cycles between issues, per warp"
+        l["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] = "shared-store bank conflicts"
+        l["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = "shared-load bank conflicts"
+        l["lts__t_sectors_op_read.sum"] = "L2 sectors read"
+        l["lts__t_sectors_srcunit_tex_op_read.sum"] = "L2 sectors read by SMs"
+        l["l1tex__m_xbar2l1tex_read_bytes.sum"] = "bytes from L2 into SMs"
+        l["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = "FFMAs (per thread)"
+        l["lts__t_bytes.sum"] = "L2 bytes"
+        l["lts__t_sector_hit_rate.pct"] = "L2 hit rate"
+        l["dram__bytes_read.sum"] = "DRAM bytes read"
+        if (m in l) s = l[m]
+        else if (m ~ /^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$/) {
+            s = m; sub(/^smsp__average_warps_issue_stalled_/, "", s); sub(/_per_issue_active\.ratio$/, "", s)
+            gsub(/_/, " ", s); s = "stalled: " s " (warps per issue)"
+            return s
+        } else s = m
+        if (u == "%") return s " (%)"
+        if (u == "ns" || u == "byte" || u == "sector" || u == "cycle") return s " (" u ")"
+        return s
+    }
+    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""
         fsize = "the default size"
@@ -240,14 +270,19 @@ render() { # page -> stdout
         }
         close(file)
         if (nk == 0) { print "<em>No rows in `" file "` match `" spec "`.</em>"; return }
-        row = "| metric | unit |"
+        # Rows are labelled in words (the table must fit the page); the legend
+        # under it gives each label'"'"'s Nsight Compute metric.
+        row = "| metric |"
         for (k = 1; k <= nk; k++) row = row " " kname[k] " |"
         print row
-        row = "|---|---|"
+        row = "|---|"
         for (k = 1; k <= nk; k++) row = row "---|"
         print row
+        legend = ""
         for (m = 1; m <= nm; m++) {
-            row = "| `" mname[m] "` | " unit[mname[m]] " |"
+            row = "| " metric_label(mname[m], unit[mname[m]]) " |"
+            if (mname[m] != "kernel")
+                legend = legend (legend == "" ? "" : "; ") metric_label(mname[m], unit[mname[m]]) ": `" mname[m] "`"
             for (k = 1; k <= nk; k++) {
                 cell = (kname[k], mname[m]) in val ? val[kname[k], mname[m]] : "-"
                 # the cuBLAS kernel name is ~120 characters: keep its start and its end
@@ -257,7 +292,7 @@ render() { # page -> stdout
             print row
         }
         print ""
-        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`).</em>"
+        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`). Metrics: " legend ".</em>"
         split("", kseen); split("", mseen); split("", val)
     }
     # The cost of tracing (tests/trace.sh): per chapter, the default build, the
