@@ -153,7 +153,7 @@ timeline() { # name title xmax opacity mode args...
         printf '%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$r" "$(kind_colour "$k")" "$l"
     done >"$tmp/$name.dat"
     while read -r kind; do
-        legend+="keyentry with boxes fc rgb $(kind_colour "$kind") title '$kind', "
+        legend+="keyentry with boxes fc rgb $(kind_colour "$kind") fillstyle solid 1.0 title '$kind', "
     done < <("timeline_$mode" "$@" | cut -f4 | awk '!seen[$0]++')
     echo "legend = \"${legend%, }\"" >"$tmp/$name.legend.gp"
     gnuplot -c docs/figures/timeline.gp "$tmp/$name.dat" "$tmp/$name.svg" "$title" "$xmax" \
