@@ -273,7 +273,8 @@ render() { # page -> stdout
         # Rows are labelled in words (the table must fit the page); the legend
         # under it gives each label'"'"'s Nsight Compute metric.
         row = "| metric |"
-        for (k = 1; k <= nk; k++) row = row " " kname[k] " |"
+        # "kernel[KNOB=1 KNOB=2]" -> "kernel KNOB=1 KNOB=2": a header that can wrap
+        for (k = 1; k <= nk; k++) { cell = kname[k]; sub(/\[/, " ", cell); sub(/\]$/, "", cell); row = row " " cell " |" }
         print row
         row = "|---|"
         for (k = 1; k <= nk; k++) row = row "---|"
@@ -286,7 +287,7 @@ render() { # page -> stdout
             for (k = 1; k <= nk; k++) {
                 cell = (kname[k], mname[m]) in val ? val[kname[k], mname[m]] : "-"
                 # the cuBLAS kernel name is ~120 characters: keep its start and its end
-                if (mname[m] == "kernel" && length(cell) > 32) cell = substr(cell, 1, 18) "..." substr(cell, length(cell) - 10)
+                if (mname[m] == "kernel" && length(cell) > 20) cell = substr(cell, 1, 10) "..." substr(cell, length(cell) - 6)
                 row = row " " cell " |"
             }
             print row
