@@ -78,8 +78,9 @@ typedef cudaError_t (*trace_run_fn)(void *arg, cudaStream_t stream);
 /**
  * @brief Open @p path (JSON; the CSV goes beside it, .json -> .csv) for
  *        the traces of this run; @p meta is written into both (GPU,
- *        driver, CUDA, commit, date). Exits 2 with how to get a TRACE
- *        build when this build has no trace points. Progress lines go to @p out.
+ *        driver, CUDA, commit, date). Call only in a build with trace
+ *        points: chapter_parse() refuses --trace in one without (exit 2,
+ *        saying how to get one). Progress lines go to @p out.
  */
 void trace_open(const char *path, const char *chapter, const char *meta, FILE *out);
 

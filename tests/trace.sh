@@ -67,7 +67,7 @@ done
     echo "gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,steps,dropped,ms_default_build,ms_trace_build,ms_traced_launch"
     {
         [ -f "$results" ] && awk -F, -v chs=" $(echo $CHAPTERS) " 'NR > 1 && index(chs, " " $6 " ") == 0' "$results"
-        [ -f "$results.new" ] && cat "$results.new"
+        if [ -f "$results.new" ]; then cat "$results.new"; fi
     } | sort -t, -k6,6 -s
 } >"$results.tmp" && mv "$results.tmp" "$results" && rm -f "$results.new"
 echo "wrote $traces/*.csv, $json_dir/*.json and $results"
