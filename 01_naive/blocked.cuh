@@ -1,8 +1,8 @@
 /**
  * @file 01_naive/blocked.cuh
- * @brief The pieces of the register-blocked GEMM that every GEMM chapter
- *        shares unchanged: guarded 16-byte loads and stores, the 8 x 8
- *        per-thread compute step, and the store of C.
+ * @brief The pieces of the register-blocked GEMM that the GEMM chapters
+ *        share unchanged: the 8 x 8 per-thread compute step and the store
+ *        of C (with the guarded loads and stores of guarded.cuh).
  *
  * Chapter 01 introduces them; later chapters change only how tiles reach
  * shared memory (and who loads them), so keeping these here makes each
@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
+#include "guarded.cuh" /* load4_or_zero(), store4_guarded(), rows_aligned16() */
+
 #if !defined(BM) || !defined(BN) || !defined(BK)
 #error "define BM, BN and BK before including blocked.cuh"
 #endif
@@ -29,52 +31,6 @@
 
 static_assert(BM % 16 == 0 && BN % 16 == 0, "BM and BN must be multiples of 16");
 static_assert(BK % 4 == 0, "BK must be a multiple of 4 (16-byte tile rows)");
-
-//! [load4]
-/**
- * @brief Elements [col, col+4) of row @p row of a rows x cols matrix, zero
- *        outside the matrix.
- *
- * One 16-byte load when all four are inside and rows are 16-byte aligned
- * (@p vec); element by element at the edges and for odd leading dimensions,
- * where a 16-byte load would be misaligned or run past the row.
- */
-__device__ __forceinline__ float4 load4_or_zero(const float *__restrict__ p, int row, int col,
-                                                int rows, int cols, bool vec)
-{
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (row >= rows) return v;
-    const float *q = p + row * cols + col;
-    if (vec && col + 3 < cols) return *reinterpret_cast<const float4 *>(q);
-    if (col + 0 < cols) v.x = q[0];
-    if (col + 1 < cols) v.y = q[1];
-    if (col + 2 < cols) v.z = q[2];
-    if (col + 3 < cols) v.w = q[3];
-    return v;
-}
-//! [load4]
-
-/** @brief Write four consecutive elements of C, dropping those outside it. */
-__device__ __forceinline__ void store4_guarded(float *__restrict__ p, int row, int col, int rows,
-                                               int cols, bool vec, float4 v)
-{
-    if (row >= rows) return;
-    float *q = p + row * cols + col;
-    if (vec && col + 3 < cols) {
-        *reinterpret_cast<float4 *>(q) = v;
-        return;
-    }
-    if (col + 0 < cols) q[0] = v.x;
-    if (col + 1 < cols) q[1] = v.y;
-    if (col + 2 < cols) q[2] = v.z;
-    if (col + 3 < cols) q[3] = v.w;
-}
-
-/** @brief 1 when every row of a matrix with @p cols columns at @p p starts 16-byte aligned. */
-__device__ __forceinline__ bool rows_aligned16(const void *p, int cols)
-{
-    return cols % 4 == 0 && (uintptr_t)p % 16 == 0;
-}
 
 /**
  * @brief BK rank-1 updates of the thread's 8 x 8 accumulators from one pair
