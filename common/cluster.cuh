@@ -109,24 +109,38 @@ __device__ __forceinline__ void mbar_arrive_cluster_reader(uint64_t *bar, unsign
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
 
-/** @brief One poll of mbarrier.try_wait.parity, at cluster or (default) CTA scope. */
+/**
+ * @brief How long (ns) one mbarrier.try_wait may suspend the waiting thread
+ *        before it returns "not yet" and the loop polls again.
+ *
+ * Without a hint, try_wait returns after a short, implementation-chosen
+ * time, and a waiter that spins (a producer waiting for a free stage)
+ * issues a steady stream of polls that take issue slots from the warps
+ * that compute. With a hint the thread sleeps in the barrier until the
+ * phase completes or the time is up; the phase completing wakes it, so a
+ * long hint costs no latency. CUTLASS's ClusterBarrier::wait passes the
+ * same value.
+ */
+#define MBAR_SUSPEND_NS 10000000u
+
+/** @brief One (suspending) poll of mbarrier.try_wait.parity, at cluster or (default) CTA scope. */
 template <bool Cluster>
 __device__ __forceinline__ uint32_t mbar_try_wait(uint64_t *bar, unsigned parity)
 {
     uint32_t done;
     if (Cluster)
         asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2, %3;\n\t"
                      "selp.u32 %0, 1, 0, p;\n\t}"
                      : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "r"(smem_addr(bar)), "r"(parity), "r"(MBAR_SUSPEND_NS)
                      : "memory");
     else
         asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
                      "selp.u32 %0, 1, 0, p;\n\t}"
                      : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(parity)
+                     : "r"(smem_addr(bar)), "r"(parity), "r"(MBAR_SUSPEND_NS)
                      : "memory");
     return done;
 }
