@@ -23,11 +23,19 @@
  * consumers must all have released it before any of them refills it: the
  * empty barrier counts arrivals from the whole row and column.
  *
+ * One thread now does all the producing, so the block can change shape:
+ * one producer warpgroup that gives most of its registers back
+ * (`setmaxnreg.dec`) and two consumer warpgroups that take them
+ * (`setmaxnreg.inc`), each thread computing a 16 x 8 block of a 256 x 128
+ * tile where chapters 01-06 compute 8 x 8 of 128 x 128. Six shared-memory
+ * reads then feed 128 FMAs per k instead of four feeding 64. Chapter 06
+ * cannot do this: its 256 producer threads need their registers.
+ *
  * TMA cannot transpose, so each call first writes A^T (staging.cu) and the
- * A tile arrives as chapters 01-06 store it (As[k][m]): the consumers run
- * chapter 01's compute step unchanged. Reading A as it lies, with the
- * 128-byte swizzle and no transpose pass, is measured as its own kernel in
- * variants.cu, as is a cluster-scope release by the consumers.
+ * A tile arrives as chapters 01-06 store it (As[k][m]). variants.cu keeps
+ * the same ring with chapter 06's 128 x 128 block, reading A transposed or
+ * as it lies (the 128-byte swizzle, no transpose pass), and with a
+ * cluster-scope release by the consumers.
  *
  * Parent: chapter 06 (06_clusters_dsmem/kernel.cu); `make diff-07` shows
  * what this changes.
@@ -44,30 +52,114 @@
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
-#include "knobs.h" /* BM BN BK; STAGES CLUSTER_M CLUSTER_N and their defaults; the roles */
-#include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
+#include "knobs.h" /* STAGES CLUSTER_M CLUSTER_N and their defaults */
+#include "../01_naive/guarded.cuh" /* store4_guarded(), rows_aligned16() */
 #include "../common/cluster.cuh" /* mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
 #include "tensor_map.h" /* tma_map_2d(): tensor maps on the host */
 
-#define A_TILE_FLOATS (BK * (BM + A_PAD)) /**< As[BK][BM + A_PAD], as chapters 01-06 */
-#define TMA_STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage; a multiple of 128 B */
-#define TMA_SMEM ((size_t)STAGES * TMA_STAGE_FLOATS * sizeof(float) + 128) /**< + room to align to 128 B */
+/* The block: one producer warpgroup, of which one thread issues the copies,
+ * and two consumer warpgroups that compute a 256 x 128 tile of C, each
+ * thread a 16 x 8 block of it. */
+#define BM 256 /**< rows of C per block (chapters 01-06: 128) */
+#define BN 128 /**< columns of C per block */
+#define BK 16  /**< K per tile */
+#define TM 16  /**< rows of C per thread: four groups of 4, BM/4 apart */
+#define TN 8   /**< columns of C per thread: two groups of 4, BN/2 apart (as chapter 01) */
+#define CONSUMER_THREADS ((BM / TM) * (BN / TN)) /**< threads that compute: two warpgroups */
+#define PRODUCER_THREADS 128 /**< one warpgroup: setmaxnreg changes whole warpgroups */
+#define TMA_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
+#define PRODUCER_REGS 40  /**< registers a producer thread keeps (setmaxnreg.dec) */
+#define CONSUMER_REGS 232 /**< registers a consumer thread gets (setmaxnreg.inc) */
+#define A_TILE_FLOATS (BK * BM) /**< As[BK][BM]: A^T, as chapters 01-06 store it (no padding) */
+#define B_TILE_FLOATS (BK * BN) /**< Bs[BK][BN] */
+#define STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage: 24 KB, a multiple of 128 bytes */
+#define TMA_SMEM ((size_t)STAGES * STAGE_FLOATS * sizeof(float) + 128) /**< + room to align to 128 B */
+static_assert(CONSUMER_THREADS == 256, "two consumer warpgroups");
+static_assert(PRODUCER_THREADS * PRODUCER_REGS + CONSUMER_THREADS * CONSUMER_REGS <= 65536,
+              "the SM has 65536 registers for the block");
+static_assert(TMA_SMEM <= 227 * 1024, "the ring fits in the SM's shared memory");
+static_assert(BK % CLUSTER_M == 0 && BK % CLUSTER_N == 0, "the clusters' slices split the tiles evenly");
 
-extern "C" const char gemm_tma_knobs[] = "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1";
+extern "C" const char gemm_tma_knobs[] = "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1";
 extern "C" const char gemm_tma_multicast_knobs[] =
-    "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N);
+    "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N);
 
 namespace cg = cooperative_groups;
 
 /**
+ * @brief Hand registers back (`setmaxnreg.dec`) or take them
+ *        (`setmaxnreg.inc`): every thread of the calling warpgroup leaves
+ *        with @p Regs registers. The SM's 65536 registers are split evenly
+ *        at launch (384 threads: 168 each); the one thread that issues TMA
+ *        copies needs few, so its warpgroup gives them to the consumers.
+ */
+template <int Regs>
+__device__ __forceinline__ void warpgroup_set_registers()
+{
+    if (Regs < 168)
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+    else
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+
+/**
+ * @brief Tile row of row @p i (0..15) of the thread's 16 x 8 block: four
+ *        groups of 4 consecutive rows, BM/4 apart (chapter 01's layout,
+ *        with four groups instead of two).
+ */
+__device__ __forceinline__ int block_row16(int i, int ty) { return (i / 4) * (BM / 4) + ty * 4 + i % 4; }
+
+/**
+ * @brief BK rank-1 updates of the thread's 16 x 8 accumulators from one
+ *        stage (As[k][m], Bs[k][n]): chapter 01's compute step with twice
+ *        the rows. Per k: six 16-byte shared-memory reads (four of A, two
+ *        of B) feed 128 FMAs, where an 8 x 8 block needs four for 64.
+ *        The 128 accumulators and the fragments need about 180 registers,
+ *        which the consumers have only after setmaxnreg.
+ */
+//! [compute]
+__device__ __forceinline__ void compute_stage(float acc[TM][TN], const float *As, const float *Bs, int tx, int ty)
+{
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+        float4 a[4];
+#pragma unroll
+        for (int g = 0; g < 4; ++g) a[g] = *reinterpret_cast<const float4 *>(As + k * BM + g * (BM / 4) + ty * 4);
+        const float4 b_lo = *reinterpret_cast<const float4 *>(Bs + k * BN + tx * 4);
+        const float4 b_hi = *reinterpret_cast<const float4 *>(Bs + k * BN + BN / 2 + tx * 4);
+        const float b[TN] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const float ai = i % 4 == 0 ? a[i / 4].x : i % 4 == 1 ? a[i / 4].y : i % 4 == 2 ? a[i / 4].z : a[i / 4].w;
+#pragma unroll
+            for (int n = 0; n < TN; ++n) acc[i][n] = fmaf(ai, b[n], acc[i][n]);
+        }
+    }
+}
+//! [compute]
+
+/** @brief Write the thread's 16 x 8 block of the tile at (@p m0, @p n0); elements outside C are dropped. */
+__device__ __forceinline__ void store_block(float *__restrict__ C, const float acc[TM][TN], int m0, int n0, int M,
+                                            int N, int tx, int ty)
+{
+    const bool c_vec = rows_aligned16(C, N);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            store4_guarded(C, m0 + block_row16(i, ty), n0 + h * (BN / 2) + tx * 4, M, N, c_vec,
+                           make_float4(acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2], acc[i][h * 4 + 3]));
+}
+
+/**
  * @brief TMA GEMM in clusters of CM x CN blocks (1 x 1: no multicast).
- *        Warp 0 is the producer (lane 0 issues the copies), warps 1-8
- *        compute the block's BM x BN tile of C.
+ *        Warpgroup 0 is the producer (one thread issues the copies),
+ *        warpgroups 1-2 compute the block's BM x BN tile of C.
  * @tparam CM, CN  cluster size along M and N
  * @param M, N, K  problem size
  * @param C      output (M x N)
- * @param map_a  tensor map of A^T (K x M), boxes of BK/CN rows x BM + A_PAD
+ * @param map_a  tensor map of A^T (K x M), boxes of BK/CN rows x BM
  * @param map_b  tensor map of B (K x N), boxes of BK/CM rows x BN
  */
 //! [kernel]
@@ -77,8 +169,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
 {
     TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ unsigned char smem_raw[];
-    /* TMA writes to 128-byte-aligned shared memory: stages start on such a boundary. */
-    float *smem = reinterpret_cast<float *>(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);
+    /* TMA writes to 128-byte-aligned shared memory: stages start on such a
+     * boundary. Offset the array itself (not an integer made from it), so the
+     * compiler still knows the pointer is shared memory and reads it with LDS. */
+    float *smem = reinterpret_cast<float *>(smem_raw + ((128 - smem_addr(smem_raw) % 128) % 128));
     __shared__ uint64_t full[STAGES];  /* stage s holds tile t: all its bytes landed */
     __shared__ uint64_t empty[STAGES]; /* stage s is free in every block that writes into it */
     cg::cluster_group cluster = cg::this_cluster();
@@ -86,7 +180,6 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
     const unsigned cx = rank % CN, cy = rank / CN;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int tiles = (K + BK - 1) / BK;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
     //! [init]
     if (threadIdx.x == 0) {
@@ -101,32 +194,29 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
     TRACE_END(t_init, TRACE_CLUSTER_SYNC, -1);
     //! [init]
 
-    if (warp == 0) {
+    if (threadIdx.x < PRODUCER_THREADS) {
         //! [producer]
-        if (lane == 0) {
-            /* This block's slices: rows [cx*BM/CN, ...) of the A tile go to its
+        warpgroup_set_registers<PRODUCER_REGS>();
+        if (threadIdx.x == 0) {
+            /* This block's slices: rows [cx*BK/CN, ...) of the A^T tile go to its
              * row of the cluster; rows [cy*BK/CM, ...) of the B tile to its column. */
             uint16_t row_mask = 0, col_mask = 0;
             for (int j = 0; j < CN; ++j) row_mask |= (uint16_t)(1u << (cy * CN + j));
             for (int j = 0; j < CM; ++j) col_mask |= (uint16_t)(1u << (j * CN + cx));
-            /* A^T's tile is BK rows (k) of BM + A_PAD floats (m; the last A_PAD
-             * belong to the next tile or lie outside, and land in the padding). */
-            const int a_row = cx * (BK / CN), a_off = a_row * (BM + A_PAD);
-            const int b_row = cy * (BK / CM);
+            const int a_row = cx * (BK / CN), b_row = cy * (BK / CM);
             for (int t = 0; t < tiles; ++t) {
                 const int s = t % STAGES;
-                float *As = smem + s * TMA_STAGE_FLOATS, *Bs = As + A_TILE_FLOATS;
+                float *As = smem + s * STAGE_FLOATS, *Bs = As + A_TILE_FLOATS;
                 TRACE_BEGIN(t_wait);
                 mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1);
                 TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
                 TRACE_BEGIN(t_issue);
                 /* The whole stage arrives here: own slices and the peers'. */
-                mbar_arrive_expect_tx(&full[s], TMA_STAGE_FLOATS * sizeof(float));
-                const int ax = m0, ay = t * BK + a_row; /* element (column, row) of A^T */
-                if (CN > 1)
-                    tma_load_2d_multicast(As + a_off, &map_a, ax, ay, &full[s], row_mask);
+                mbar_arrive_expect_tx(&full[s], STAGE_FLOATS * sizeof(float));
+                if (CN > 1) /* element (column m, row k) of A^T */
+                    tma_load_2d_multicast(As + a_row * BM, &map_a, m0, t * BK + a_row, &full[s], row_mask);
                 else
-                    tma_load_2d(As, &map_a, ax, ay, &full[s]);
+                    tma_load_2d(As, &map_a, m0, t * BK, &full[s]);
                 if (CM > 1)
                     tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
                 else
@@ -137,18 +227,18 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
         //! [producer]
     } else {
         //! [consumer]
-        const int ctid = threadIdx.x - 32;
+        warpgroup_set_registers<CONSUMER_REGS>();
+        const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         float acc[TM][TN] = {};
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
-            const float *As = smem + s * TMA_STAGE_FLOATS;
+            const float *As = smem + s * STAGE_FLOATS;
             TRACE_BEGIN(t_wait);
             mbar_wait_cta(&full[s], (t / STAGES) & 1);
             TRACE_END(t_wait, TRACE_WAIT_FULL, t);
             TRACE_BEGIN(t_math);
-            compute_tile(acc, reinterpret_cast<const float(*)[BM + A_PAD]>(As),
-                         reinterpret_cast<const float(*)[BN]>(As + A_TILE_FLOATS), tx, ty);
+            compute_stage(acc, As, As + A_TILE_FLOATS, tx, ty);
             TRACE_END(t_math, TRACE_COMPUTE, t);
             /* Release stage s in every block whose producer writes into ours:
              * the blocks of this row (A) and of this column (B). A reader's
@@ -158,7 +248,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
                 if (j != (int)cy) mbar_arrive_cluster_reader(&empty[s], j * CN + cx);
         }
         TRACE_BEGIN(t_store);
-        store_tile(C, acc, m0, n0, M, N, tx, ty);
+        store_block(C, acc, m0, n0, M, N, tx, ty);
         TRACE_END(t_store, TRACE_STORE, -1);
         //! [consumer]
     }
@@ -179,14 +269,15 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
 {
     size_t lda = (size_t)K * sizeof(float), ldb = (size_t)N * sizeof(float);
     cudaError_t err;
-    /* A^T (and padded copies where needed): the staging pass is part of every call. */
+    /* A^T (and B with padded rows where N needs it): the staging pass is
+     * part of every call, and of every time the chapter reports. */
     if ((err = tma_stage(M, N, K, A, B, 1, &A, &B, &lda, &ldb, stream)) != cudaSuccess) return err;
-    /* Tensor maps: A^T in boxes of BK/CN rows (k) x BM + A_PAD (m), B in
-     * boxes of BK/CM rows x BN. Made on the host each call (a few
-     * microseconds, while the GPU runs the previous work). */
+    /* Tensor maps: A^T in boxes of BK/CN rows (k) x BM (m), B in boxes of
+     * BK/CM rows x BN. Made on the host each call (a few microseconds,
+     * while the GPU runs the previous work). */
     CUtensorMap map_a, map_b;
     char why[160];
-    if (tma_map_2d(&map_a, A, K, M, lda, BK / CN, BM + A_PAD, 0, why, sizeof why) ||
+    if (tma_map_2d(&map_a, A, K, M, lda, BK / CN, BM, 0, why, sizeof why) ||
         tma_map_2d(&map_b, B, K, N, ldb, BK / CM, BN, 0, why, sizeof why)) {
         fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);
         return cudaErrorInvalidValue;

@@ -1,8 +1,8 @@
 /**
  * @file 07_tma_multicast/main.c
  * @brief Chapter 07: the Tensor Memory Accelerator. Chapter 06's cluster
- *        GEMM against the TMA GEMM without and with multicast, two variants
- *        of the multicast kernel, and cuBLAS.
+ *        GEMM against the TMA GEMM without and with multicast, three
+ *        variants with chapter 06's 128 x 128 block, and cuBLAS.
  *
  * Build and run:   make chapter-07 && ./run
  *                  make chapter-07 CLUSTER_M=2 CLUSTER_N=2 && ./run   multicast A and B
@@ -14,16 +14,17 @@
 #include "kernel.h"
 #include "variants.h"
 
-/** @brief Chapter 06's GEMM, the two TMA GEMMs, the multicast variants and cuBLAS. */
+/** @brief Chapter 06's GEMM, the two TMA GEMMs, the 128 x 128 variants and cuBLAS. */
 int main(int argc, char **argv)
 {
     const gemm_kernel kernels[] = {
         {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
         {"tma", launch_gemm_tma, gemm_tma_knobs},
         {"tma_multicast", launch_gemm_tma_multicast, gemm_tma_multicast_knobs},
-        /* variants.cu: a cluster-scope release, and A read as it lies (see the page) */
-        {"tma_multicast_fenced", launch_gemm_tma_multicast_fenced, gemm_tma_multicast_fenced_knobs},
-        {"tma_multicast_swizzled", launch_gemm_tma_multicast_swizzled, gemm_tma_multicast_swizzled_knobs},
+        /* variants.cu: the same ring with chapter 06's 128 x 128 block (see the page) */
+        {"tma128_swizzled", launch_gemm_tma128_swizzled, gemm_tma128_swizzled_knobs},
+        {"tma128_transposed", launch_gemm_tma128_transposed, gemm_tma128_transposed_knobs},
+        {"tma128_fenced", launch_gemm_tma128_fenced, gemm_tma128_fenced_knobs},
     };
     const gemm_chapter chapter = {
         .chapter = "07_tma_multicast",

@@ -1,15 +1,20 @@
 /**
  * @file 07_tma_multicast/variants.cu
- * @brief Chapter 07's measured alternatives to its multicast kernel, each
- *        kernel.cu's gemm_tma with one change:
- *  - gemm_tma_multicast_fenced: the consumers release each stage with a
- *    cluster-scope release (a fence per arrival) instead of a reader's
- *    arrive. Nothing else in this ring fences, so the page sees its cost.
- *  - gemm_tma_multicast_swizzled: no transpose pass; TMA copies the A tile
- *    as it lies in memory (As[m][k]) with the 128-byte swizzle, and the
- *    consumers read it with compute_tile_rows(). The page measures why
- *    this layout, as written here, loses to the transposed one.
- * Both run in clusters of CLUSTER_M x CLUSTER_N, as the multicast kernel.
+ * @brief Chapter 07's measured alternatives to its multicast kernel: the
+ *        same TMA ring with chapter 06's block (128 x 128 tile, 8 x 8 per
+ *        thread, one producer warp, 288 threads and no register hand-over):
+ *  - tma128_swizzled: A read as the lesson kernel reads it,
+ *    row-major with the 128-byte swizzle (compute_tile_rows()). Against the
+ *    lesson kernel it shows what the bigger tile, with the registers
+ *    setmaxnreg moves to the consumers, is worth.
+ *  - tma128_transposed: A^T written by a staging pass first, so that the
+ *    consumers run chapter 01's compute step unchanged (the 168 registers a
+ *    288-thread block allows suffice for it, not for the swizzled read).
+ *  - tma128_fenced: as tma128_transposed, but the consumers release each
+ *    stage with a cluster-scope release (a fence per arrival) instead of a
+ *    reader's arrive. Nothing else in this ring fences, so the page sees
+ *    its cost.
+ * All run in clusters of CLUSTER_M x CLUSTER_N, as the multicast kernel.
  */
 #include <cooperative_groups.h>
 #include <cuda.h>
@@ -20,8 +25,20 @@
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
 
-#include "knobs.h" /* BM BN BK; STAGES CLUSTER_M CLUSTER_N, as kernel.cu */
+#include "knobs.h" /* CLUSTER_M CLUSTER_N, as kernel.cu */
+
+/* Chapter 06's block: a 128 x 128 tile of C, one 8 x 8 block per consumer thread. */
+#define BM 128 /**< rows of C per block (as chapters 01-06) */
+#define BN 128 /**< columns of C per block */
+#define BK 32  /**< K per tile (a row-major A tile row is 128 bytes, the 128-byte swizzle's span) */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
+#define CONSUMER_THREADS BLOCKED_THREADS    /**< threads that compute: one 8x8 block each */
+#define TMA_THREADS (32 + CONSUMER_THREADS) /**< one producer warp (one thread issues), then the consumers */
+#define B_TILE_FLOATS (BK * BN)             /**< Bs[BK][BN] */
+#define RING 4 /**< stages: chapter 06's ring (the STAGES knob is the lesson kernel's) */
+/* Registers: the 9 warps are spread over the SM's four schedulers, each
+ * with 16384 registers, so one of them holds 3 warps: 168 registers per
+ * thread at most (ptxas derives this from __launch_bounds__). */
 #include "../common/cluster.cuh" /* mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
 #include "tensor_map.h" /* tma_map_2d(): tensor maps on the host */
@@ -31,13 +48,15 @@
 /** @brief Floats of a stage; a multiple of 1024 bytes (the swizzle's period) when swizzled. */
 #define STAGE_FLOATS_OF(swizzled) (A_FLOATS(swizzled) + B_TILE_FLOATS)
 /** @brief Dynamic shared memory: the ring, plus room to align it to 1024 bytes. */
-#define SMEM_OF(swizzled) ((size_t)STAGES * STAGE_FLOATS_OF(swizzled) * sizeof(float) + 1024)
+#define SMEM_OF(swizzled) ((size_t)RING * STAGE_FLOATS_OF(swizzled) * sizeof(float) + 1024)
 static_assert(BM % (8 * CLUSTER_N) == 0, "the swizzled A tile splits into whole 8-row blocks");
+static_assert(RING * STAGE_FLOATS_OF(0) * 4 + 1024 <= 227 * 1024, "the ring fits in shared memory");
 
-extern "C" const char gemm_tma_multicast_fenced_knobs[] =
-    "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N);
-extern "C" const char gemm_tma_multicast_swizzled_knobs[] =
-    "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N);
+/** @brief The knobs every variant reports. */
+#define TMA128_KNOBS "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(RING) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N)
+extern "C" const char gemm_tma128_swizzled_knobs[] = TMA128_KNOBS;
+extern "C" const char gemm_tma128_transposed_knobs[] = TMA128_KNOBS;
+extern "C" const char gemm_tma128_fenced_knobs[] = TMA128_KNOBS;
 
 namespace cg = cooperative_groups;
 
@@ -96,10 +115,10 @@ __device__ __forceinline__ void release_stage(uint64_t *bar, unsigned rank)
 }
 
 /**
- * @brief kernel.cu's gemm_tma with its A layout (@p Swizzled: row-major and
- *        swizzled, no transpose pass) or its consumers' release (@p Fenced)
- *        changed. Constant template arguments: each instance compiles to
- *        just its own path.
+ * @brief The TMA ring with chapter 06's block, with A row-major and
+ *        swizzled (@p Swizzled) or transposed by a staging pass, and the
+ *        consumers' release with or without a fence (@p Fenced). Constant
+ *        template arguments: each instance compiles to just its own path.
  * @tparam CM, CN    cluster size along M and N
  * @tparam Swizzled  A row-major with the 128-byte swizzle, else A^T
  * @tparam Fenced    the consumers release at cluster scope
@@ -116,10 +135,11 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
 {
     constexpr int a_floats = A_FLOATS(Swizzled), stage_floats = STAGE_FLOATS_OF(Swizzled);
     extern __shared__ unsigned char smem_raw[];
-    /* The 128-byte swizzle repeats every 1024 bytes: stages start on such a boundary. */
-    float *smem = reinterpret_cast<float *>(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    __shared__ uint64_t full[STAGES];
-    __shared__ uint64_t empty[STAGES];
+    /* The 128-byte swizzle repeats every 1024 bytes: stages start on such a
+     * boundary (offset the array, as kernel.cu, to keep LDS). */
+    float *smem = reinterpret_cast<float *>(smem_raw + ((1024 - smem_addr(smem_raw) % 1024) % 1024));
+    __shared__ uint64_t full[RING];
+    __shared__ uint64_t empty[RING];
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank();
     const unsigned cx = rank % CN, cy = rank / CN;
@@ -128,7 +148,7 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
     if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
+        for (int s = 0; s < RING; ++s) {
             mbar_init(&full[s], 1);
             mbar_init(&empty[s], (CM + CN - 1) * CONSUMER_THREADS);
         }
@@ -146,9 +166,9 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
             const int a_off = Swizzled ? a_row * BK : a_row * (BM + A_PAD);
             const int b_row = cy * (BK / CM);
             for (int t = 0; t < tiles; ++t) {
-                const int s = t % STAGES;
+                const int s = t % RING;
                 float *As = smem + s * stage_floats, *Bs = As + a_floats;
-                mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1);
+                mbar_wait_cta(&empty[s], ((t / RING) & 1) ^ 1);
                 mbar_arrive_expect_tx(&full[s], stage_floats * sizeof(float));
                 /* element (column, row) of A (swizzled) or of A^T */
                 const int ax = Swizzled ? t * BK : m0, ay = Swizzled ? m0 + a_row : t * BK + a_row;
@@ -167,10 +187,10 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         float acc[TM][TN] = {};
         for (int t = 0; t < tiles; ++t) {
-            const int s = t % STAGES;
+            const int s = t % RING;
             const float *As = smem + s * stage_floats;
             const float(*Bs)[BN] = reinterpret_cast<const float(*)[BN]>(As + a_floats);
-            mbar_wait_cta(&full[s], (t / STAGES) & 1);
+            mbar_wait_cta(&full[s], (t / RING) & 1);
             if (Swizzled)
                 compute_tile_rows(acc, As, Bs, tx, ty);
             else
@@ -213,14 +233,20 @@ static cudaError_t launch_variant(int M, int N, int K, const float *A, const flo
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
-extern "C" cudaError_t launch_gemm_tma_multicast_fenced(int M, int N, int K, const float *A, const float *B,
-                                                        float *C, cudaStream_t stream)
-{
-    return launch_variant<false, true>(M, N, K, A, B, C, stream);
-}
-
-extern "C" cudaError_t launch_gemm_tma_multicast_swizzled(int M, int N, int K, const float *A, const float *B,
-                                                          float *C, cudaStream_t stream)
+extern "C" cudaError_t launch_gemm_tma128_swizzled(int M, int N, int K, const float *A, const float *B, float *C,
+                                                    cudaStream_t stream)
 {
     return launch_variant<true, false>(M, N, K, A, B, C, stream);
+}
+
+extern "C" cudaError_t launch_gemm_tma128_transposed(int M, int N, int K, const float *A, const float *B, float *C,
+                                                      cudaStream_t stream)
+{
+    return launch_variant<false, false>(M, N, K, A, B, C, stream);
+}
+
+extern "C" cudaError_t launch_gemm_tma128_fenced(int M, int N, int K, const float *A, const float *B, float *C,
+                                                  cudaStream_t stream)
+{
+    return launch_variant<false, true>(M, N, K, A, B, C, stream);
 }

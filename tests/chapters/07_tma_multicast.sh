@@ -8,19 +8,18 @@ PTX_MUST=('cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::compl
 PTX_MUST_NOT=()
 QUICK_SANITIZER=racecheck
 
-SHAPE_ARGS=(--only cluster,tma,tma_multicast,tma_multicast_fenced,tma_multicast_swizzled,cublas)
+SHAPE_ARGS=(--only cluster,tma,tma_multicast,tma128_swizzled,tma128_transposed,tma128_fenced,cublas)
 # Exact multiples of the tile and of the cluster; and a K that needs staging.
 GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001)
 QUICK_CASES=(--m=300,--n=260,--k=1001)
 
 BENCH_KERNEL=tma_multicast
-BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 STAGES=6
-                tma_multicast_swizzled:CLUSTER_M=2,CLUSTER_N=2)
-# Multicast along N (A shared) and both ways; the swizzled variant with A
+BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 STAGES=3)
+# Multicast along N (A shared) and both ways; the 128 x 128 variant with A
 # multicast, whose slices are then whole 8-row swizzle blocks of a tile.
-SANITIZE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=1,CLUSTER_N=2 tma_multicast_swizzled:CLUSTER_M=1,CLUSTER_N=2)
+SANITIZE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=1,CLUSTER_N=2 tma128_swizzled:CLUSTER_M=1,CLUSTER_N=2)
 
-PROFILE_KERNELS=cluster,tma,tma_multicast,tma_multicast_swizzled,cublas
+PROFILE_KERNELS=cluster,tma,tma_multicast,tma128_swizzled,tma128_transposed,cublas
 PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1)
 # Each TMA launch first runs the staging pass (transpose_pad): not profiled.
 PROFILE_SKIP=transpose_pad
