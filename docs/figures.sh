@@ -178,8 +178,8 @@ tl timeline-05 $T/05_cooperative_grid.csv "Chapter 05: two stages per iteration,
     100 0.35 kernels two_stage_launches two_stage_graph two_stage_cooperative
 tl timeline-06 $T/06_clusters_dsmem.csv "Chapter 06: producers share A through DSMEM and wait for both blocks' consumers" \
     80 1 warps cluster "0 7 8 15" 1
-tl timeline-07 $T/07_tma_multicast.csv "Chapter 07: one thread of warp 0 issues every copy; warps 1-8 compute" \
-    60 1 warps tma_multicast "0 1 8" 1
+tl timeline-07 $T/07_tma_multicast.csv "Chapter 07: one thread of warp 0 issues every copy; warps 4-11 compute" \
+    60 1 warps tma_multicast "0 4 11" 1
 
 # Chapter 01's three kernels and cuBLAS, milliseconds at 4096^3, from its own run.
 ch01_data() {
