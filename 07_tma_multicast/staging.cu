@@ -5,11 +5,12 @@
  *
  * A tensor map needs a 16-byte-aligned base and rows whose length in bytes
  * is a multiple of 16, and TMA copies a box as it lies, without
- * transposing. So A or B is copied with rows padded to 16 bytes when K or N is not a
+ * transposing. So A^T is written for the kernels that read the A tile
+ * transposed (the lesson kernels, tma128_transposed and tma128_fenced),
+ * and A or B is copied with rows padded to 16 bytes when K or N is not a
  * multiple of 4 (or the pointer is misaligned). The tensor maps still give
  * the real sizes, so the padding is never read. The staging buffers are
- * kept between calls and grow as needed. The variant that reads A
- * transposed (tma128_transposed, and tma128_fenced) gets A^T written here.
+ * kept between calls and grow as needed.
  */
 #include <stdint.h>
 
