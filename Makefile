@@ -12,14 +12,20 @@ export CHAPTERS
 chapter_num = $(firstword $(subst _, ,$(1)))
 CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))
 DIFF_TARGETS := $(foreach d,$(CHAPTER_DIRS),diff-$(call chapter_num,$(d)))
+EXERCISE_TARGETS := $(foreach d,$(CHAPTER_DIRS),exercise-$(call chapter_num,$(d)))
+CHECK_TARGETS := $(foreach d,$(CHAPTER_DIRS),check-$(call chapter_num,$(d)))
 
-.PHONY: help all test test-gpu bench traces docs tables figures clean $(CHAPTER_TARGETS) $(DIFF_TARGETS)
+.PHONY: help all test test-gpu bench traces docs tables figures clean handout \
+        $(CHAPTER_TARGETS) $(DIFF_TARGETS) $(EXERCISE_TARGETS) $(CHECK_TARGETS)
 
 help:
 	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
 	@echo "  make chapter-NN      build chapter NN and point ./run at it, e.g. make chapter-01 && ./run"
 	@$(foreach d,$(CHAPTER_DIRS),echo "      chapter-$(call chapter_num,$(d))       $(d)";)
 	@echo "  make diff-NN         what chapter NN's kernel.cu adds to its parent chapter's, as a diff"
+	@echo "  make exercise-NN     the student's starter of chapter NN in exercises/NN/ (FRESH=1: start again)"
+	@echo "  make check-NN        check the student's chapter NN (DIR=path: another copy of it)"
+	@echo "  make handout         the student copy of the repository: handout.tar.gz (KEEP=\"01 02\": keep those answers)"
 	@echo "  make all             build every chapter this ARCH can run"
 	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
 	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
@@ -52,6 +58,19 @@ diff-$(call chapter_num,$(1)):
 	@$$(MAKE) -s --no-print-directory -C $(1) diff
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call diff_rule,$(d))))
+
+# The classroom (tests/classroom/): exercise regions in the lesson code,
+# the student's starter, the checker and the handout.
+define classroom_rule
+exercise-$(call chapter_num,$(1)):
+	@bash tests/classroom/exercise.sh $(call chapter_num,$(1))
+check-$(call chapter_num,$(1)):
+	@bash tests/classroom/check.sh $(call chapter_num,$(1))
+endef
+$(foreach d,$(CHAPTER_DIRS),$(eval $(call classroom_rule,$(d))))
+
+handout:
+	@bash tests/classroom/handout.sh
 
 test:
 	@bash tests/run.sh
@@ -88,4 +107,6 @@ docs: tables
 
 clean:
 	@$(foreach d,$(CHAPTER_DIRS),$(MAKE) --no-print-directory -C $(d) clean;)
-	rm -rf run tests/build docs/html docs/doxygen_warnings.log
+	rm -rf run tests/build docs/html docs/doxygen_warnings.log handout.tar.gz
+	@[ ! -d exercises ] || echo "exercises/ (students' work) is left as it is"
+

@@ -54,6 +54,10 @@ __device__ __forceinline__ void compute_tile(float acc[TM][TN], const float (*As
 {
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
+        // ---- exercise 01.3: One rank-1 update of the thread's 8 x 8 block, from registers ----
+        // hint: read the thread's 8 values of A (As[k][ty*4..] and As[k][BM/2 + ty*4..]) and
+        // hint: 8 of B (Bs[k][tx*4..], Bs[k][BN/2 + tx*4..]) as four float4, then 64 fmaf()
+        // hint: into acc[i][j]: 16 shared-memory values feed 64 FMAs.
         const float4 a_lo = *reinterpret_cast<const float4 *>(&As[k][ty * 4]);
         const float4 a_hi = *reinterpret_cast<const float4 *>(&As[k][BM / 2 + ty * 4]);
         const float4 b_lo = *reinterpret_cast<const float4 *>(&Bs[k][tx * 4]);
@@ -64,6 +68,7 @@ __device__ __forceinline__ void compute_tile(float acc[TM][TN], const float (*As
         for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        // ---- end of exercise 01.3 ----
     }
 }
 //! [compute]

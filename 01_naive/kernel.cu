@@ -82,6 +82,11 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
 
     for (int k0 = 0; k0 < K; k0 += BK) {
         TRACE_BEGIN(t_load);
+        // ---- exercise 01.1: Copy the A and B tiles into shared memory ----
+        // hint: the block's threads share each tile: element e = tid + l * BLOCKED_THREADS
+        // hint: (A_LOADS of A, B_LOADS of B per thread) is row e / (width / 4), column
+        // hint: (e % (width / 4)) * 4. load4_or_zero() reads 16 bytes (zeros outside the
+        // hint: matrix); store A transposed (As[k][m], four scalar stores), B as it is.
 #pragma unroll
         for (int l = 0; l < A_LOADS; ++l) {
             const int e = tid + l * BLOCKED_THREADS;
@@ -98,16 +103,23 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
             const int r = e / (BN / 4), c = (e % (BN / 4)) * 4;
             *reinterpret_cast<float4 *>(&Bs[r][c]) = load4_or_zero(B, k0 + r, n0 + c, K, N, b_vec);
         }
+        // ---- end of exercise 01.1 ----
         TRACE_END(t_load, TRACE_LOAD, k0 / BK);
         TRACE_BEGIN(t_full);
+        // ---- exercise 01.2: Make the block wait where a tile changes hands ----
+        // hint: no thread may read the tiles before every thread has written its part,
+        // hint: and none may overwrite them while another still reads (two places).
         __syncthreads(); /* both tiles complete: all loads finish before any math */
+        // ---- end of exercise 01.2 ----
         TRACE_END(t_full, TRACE_SYNC, k0 / BK);
 
         TRACE_BEGIN(t_math);
         compute_tile(acc, As, Bs, tx, ty);
         TRACE_END(t_math, TRACE_COMPUTE, k0 / BK);
         TRACE_BEGIN(t_free);
+        // ---- exercise 01.2: Make the block wait where a tile changes hands ----
         __syncthreads(); /* everyone is done with the tiles before they are overwritten */
+        // ---- end of exercise 01.2 ----
         TRACE_END(t_free, TRACE_SYNC, k0 / BK);
     }
     TRACE_BEGIN(t_store);

@@ -92,21 +92,32 @@ gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
          * released that stage. Only real tiles are committed, so every
          * committed stage is waited for below before the kernel ends. */
         for (; fetched < tiles && fetched < t + STAGES; ++fetched) {
+            // ---- exercise 02.1: Start the copies of tile `fetched` into its stage ----
+            // hint: the tile goes to stage fetched % STAGES; take the stage from the pipeline
+            // hint: (producer_acquire), start this thread's asynchronous copies with
+            // hint: issue_tile(), and close the batch (producer_commit).
             const int s = fetched % STAGES;
             pipe.producer_acquire();
             issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, fetched * BK,
                        b_vec, tid, BLOCKED_THREADS, pipe);
             pipe.producer_commit();
+            // ---- end of exercise 02.1 ----
         }
         TRACE_END(t_issue, TRACE_ISSUE, t);
         const int s = t % STAGES;
         TRACE_BEGIN(t_wait);
+        // ---- exercise 02.2: Wait for tile t, and give its stage back when done ----
+        // hint: the oldest committed batch is tile t: wait for it before computing, and
+        // hint: release the stage after, so that a later tile can be copied into it.
         pipe.consumer_wait(); /* tile t has landed: every thread's copies into stage s */
+        // ---- end of exercise 02.2 ----
         TRACE_END(t_wait, TRACE_WAIT_FULL, t);
         TRACE_BEGIN(t_math);
         compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
         TRACE_END(t_math, TRACE_COMPUTE, t);
+        // ---- exercise 02.2: Wait for tile t, and give its stage back when done ----
         pipe.consumer_release(); /* this thread is done reading stage s */
+        // ---- end of exercise 02.2 ----
     }
     TRACE_BEGIN(t_store);
     store_tile(C, acc, m0, n0, M, N, tx, ty);

@@ -67,9 +67,14 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
     /* A partitioned pipeline: the stage barriers expect PRODUCER_THREADS
      * commits and CONSUMER_THREADS releases. Every thread of the block must
      * make it (it initializes the barriers and synchronizes them). */
+    // ---- exercise 03.1: Tell the pipeline which threads produce and which consume ----
+    // hint: make_pipeline() takes a third argument, this thread's pipeline_role; then a
+    // hint: stage is full after PRODUCER_THREADS commits and free after CONSUMER_THREADS releases.
     auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
                                     producer ? cuda::pipeline_role::producer
                                              : cuda::pipeline_role::consumer);
+    // stub: auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state);
+    // ---- end of exercise 03.1 ----
 
     if (producer) {
         //! [producer]
@@ -77,12 +82,18 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
             TRACE_BEGIN(t_wait);
+            // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
+            // hint: before copying into stage s, wait until the consumers have released it;
+            // hint: after issue_tile(), commit, so the stage counts as full once the copies land.
             pipe.producer_acquire(); /* wait until the consumers released stage s */
+            // ---- end of exercise 03.2 ----
             TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
             TRACE_BEGIN(t_issue);
             issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
                        threadIdx.x, PRODUCER_THREADS, pipe);
+            // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
             pipe.producer_commit(); /* stage s is full once these copies land */
+            // ---- end of exercise 03.2 ----
             TRACE_END(t_issue, TRACE_ISSUE, t);
         }
         //! [producer]
@@ -94,12 +105,17 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
             TRACE_BEGIN(t_wait);
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
+            // hint: the mirror image of 03.2, on the consumer side of the same pipeline.
             pipe.consumer_wait(); /* tile t has landed */
+            // ---- end of exercise 03.3 ----
             TRACE_END(t_wait, TRACE_WAIT_FULL, t);
             TRACE_BEGIN(t_math);
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             TRACE_END(t_math, TRACE_COMPUTE, t);
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
             pipe.consumer_release(); /* the producers may refill stage s */
+            // ---- end of exercise 03.3 ----
         }
         TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);

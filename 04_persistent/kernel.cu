@@ -88,9 +88,15 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
              * memory; two slots, so thread 0 never overwrites a value that
              * another producer has not read yet. */
             TRACE_BEGIN(t_fetch);
+            // ---- exercise 04.1: Take the next output tile from the queue ----
+            // hint: one thread takes a ticket (atomicAdd on next_tile) and hands it to the other
+            // hint: producers through fetched[j & 1]; they wait for it at a named barrier
+            // hint: (named_barrier_sync(BAR_FETCH, PRODUCER_THREADS)) before reading it.
             if (threadIdx.x == 0) fetched[j & 1] = atomicAdd(next_tile, 1);
             named_barrier_sync(BAR_FETCH, PRODUCER_THREADS);
             const int t = fetched[j & 1];
+            // stub: const int t = tiles; /* no tile: the producers stop at once */
+            // ---- end of exercise 04.1 ----
             TRACE_END(t_fetch, TRACE_FETCH, t);
             if (t >= tiles) break;
             int tm, tn;
@@ -109,9 +115,13 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
             }
         }
         /* One more stage with no data tells the consumers to stop. */
+        // ---- exercise 04.2: Tell the consumers that the queue is empty ----
+        // hint: the consumers learn a stage's tile from stage_tile[s]; -1 means stop. Publish
+        // hint: it the way every stage is published: acquire the stage, write, commit.
         pipe.producer_acquire();
         if (threadIdx.x == 0) stage_tile[s] = -1;
         pipe.producer_commit();
+        // ---- end of exercise 04.2 ----
         //! [producer]
     } else {
         //! [consumer]
@@ -177,8 +187,12 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
     const int grid = tiles < resident_blocks ? tiles : resident_blocks;
     /* Every launch starts the queue at tile 0: reset the counter in the
      * same stream, so it happens after the previous launch and before this one. */
+    // ---- exercise 04.3: Start every launch's queue at tile 0 ----
+    // hint: the counter lives in device memory and the previous launch left it at `tiles`
+    // hint: or more; reset it in the launch's stream, so the reset is ordered between launches.
     err = cudaMemsetAsync(tile_counter, 0, sizeof(int), stream);
     if (err != cudaSuccess) return err;
+    // ---- end of exercise 04.3 ----
     gemm_persistent<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C, tile_counter);
     //! [launch]
     return cudaGetLastError();

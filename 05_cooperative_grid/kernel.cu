@@ -91,14 +91,21 @@ two_stage_cooperative(int n, int iters, float *a, float *b, int divergent)
         smooth(n, b, a);
         TRACE_END(t_a, TRACE_WORK, 1);
         TRACE_BEGIN(t_sync_a);
+        // ---- exercise 05.1: Separate the two stages with grid-wide barriers ----
+        // hint: stage 2 reads a[i - 1] and a[i + 1], which other blocks write in stage 1,
+        // hint: and the next iteration's stage 1 reads b likewise: every block must finish
+        // hint: one stage before any block starts the next (two places).
         grid.sync(); /* every block's a is written (and visible) before anyone reads it */
+        // ---- end of exercise 05.1 ----
         TRACE_END(t_sync_a, TRACE_GRID_SYNC, 1);
         TRACE_BEGIN(t_b);
         smooth(n, a, b);
         TRACE_END(t_b, TRACE_WORK, 2);
         if (divergent && blockIdx.x == 0 && it == iters - 1) return; /* never do this */
         TRACE_BEGIN(t_sync_b);
+        // ---- exercise 05.1: Separate the two stages with grid-wide barriers ----
         grid.sync(); /* and every b before the next iteration reads it */
+        // ---- end of exercise 05.1 ----
         TRACE_END(t_sync_b, TRACE_GRID_SYNC, 2);
     }
 }
@@ -178,7 +185,10 @@ __global__ void __launch_bounds__(THREADS)
 softmax_cooperative(int n, const float *x, float *y, max_sum *partials)
 {
     softmax_partial(n, x, partials);
+    // ---- exercise 05.2: The softmax's two phases in one launch ----
+    // hint: every block reads every block's partial (max, sum) in the second phase.
     cg::this_grid().sync(); /* every block's partial is in global memory */
+    // ---- end of exercise 05.2 ----
     softmax_normalize(n, x, y, partials);
 }
 //! [softmax]

@@ -83,7 +83,11 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     /* No peer may arrive on (or write into) this block before its barriers
      * exist: one cluster-wide barrier, once, before the ring starts. */
     TRACE_BEGIN(t_init);
+    // ---- exercise 06.1: Keep the cluster together while blocks use each other's memory ----
+    // hint: a peer may write into this block, or arrive on its barriers, only after the
+    // hint: barriers exist, and only until the block exits: a cluster-wide barrier at each end.
     cluster.sync();
+    // ---- end of exercise 06.1 ----
     TRACE_END(t_init, TRACE_CLUSTER_SYNC, -1);
     //! [init]
 
@@ -102,9 +106,14 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
             TRACE_BEGIN(t_share);
             /* This block's A_ROWS rows of the A tile, into every block's stage s. */
+            // ---- exercise 06.2: Write this block's A rows into every block of the cluster ----
+            // hint: cluster.map_shared_rank(p, q) turns the address of p in this block's shared
+            // hint: memory into the same place in block q's; store_a_part() writes the rows.
 #pragma unroll
             for (int q = 0; q < CLUSTER; ++q)
                 store_a_part(cluster.map_shared_rank(stage_a(smem, s), q), a_part, rank * A_ROWS);
+            // stub: store_a_part(stage_a(smem, s), a_part, rank * A_ROWS); /* this block only */
+            // ---- end of exercise 06.2 ----
             /* The whole B tile, into this block's own stage s only. */
 #pragma unroll
             for (int l = 0; l < B_LOADS; ++l) {
@@ -113,7 +122,12 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             }
             /* Each producer thread arrives on stage s's full barrier in every
              * block; the release orders its stores (local and remote) first. */
+            // ---- exercise 06.3: Tell every block of the cluster that your part of stage s landed ----
+            // hint: each block's full[s] counts CLUSTER * PRODUCER_THREADS arrivals: every producer
+            // hint: thread arrives on it in each block q (mbar_arrive_cluster(&full[s], q)).
             for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
+            // stub: mbar_arrive_cluster(&full[s], rank); /* this block only */
+            // ---- end of exercise 06.3 ----
             TRACE_END(t_share, TRACE_SHARE, t);
             TRACE_BEGIN(t_issue);
             if (t + 1 < tiles)
@@ -148,7 +162,9 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     /* Peers may still arrive on this block's barriers (their last releases):
      * no block leaves, and frees its shared memory, before all are done. */
     TRACE_BEGIN(t_exit);
+    // ---- exercise 06.1: Keep the cluster together while blocks use each other's memory ----
     cluster.sync();
+    // ---- end of exercise 06.1 ----
     TRACE_END(t_exit, TRACE_CLUSTER_SYNC, -1);
     //! [exit]
 }

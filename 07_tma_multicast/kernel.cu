@@ -200,9 +200,14 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
         if (threadIdx.x == 0) {
             /* This block's slices: rows [cx*BK/CN, ...) of the A^T tile go to its
              * row of the cluster; rows [cy*BK/CM, ...) of the B tile to its column. */
+            // ---- exercise 07.1: The multicast masks: which blocks receive each slice ----
+            // hint: bit r of a mask is the block of cluster rank r (= x + y * CN). A's slice goes
+            // hint: to every block of this block's row (same cy), B's to every block of its column.
             uint16_t row_mask = 0, col_mask = 0;
             for (int j = 0; j < CN; ++j) row_mask |= (uint16_t)(1u << (cy * CN + j));
             for (int j = 0; j < CM; ++j) col_mask |= (uint16_t)(1u << (j * CN + cx));
+            // stub: uint16_t row_mask = 0, col_mask = 0;
+            // ---- end of exercise 07.1 ----
             const int a_row = cx * (BK / CN), b_row = cy * (BK / CM);
             for (int t = 0; t < tiles; ++t) {
                 const int s = t % STAGES;
@@ -212,6 +217,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
                 TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
                 TRACE_BEGIN(t_issue);
                 /* The whole stage arrives here: own slices and the peers'. */
+                // ---- exercise 07.2: Issue one stage's TMA copies ----
+                // hint: tell full[s] how many bytes will land (mbar_arrive_expect_tx), then copy
+                // hint: this block's slices of the A^T and B tiles with tma_load_2d(), or
+                // hint: tma_load_2d_multicast() with a mask when the cluster shares them.
                 mbar_arrive_expect_tx(&full[s], STAGE_FLOATS * sizeof(float));
                 if (CN > 1) /* element (column m, row k) of A^T */
                     tma_load_2d_multicast(As + a_row * BM, &map_a, m0, t * BK + a_row, &full[s], row_mask);
@@ -221,6 +230,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
                     tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
                 else
                     tma_load_2d(Bs, &map_b, n0, t * BK, &full[s]);
+                // ---- end of exercise 07.2 ----
                 TRACE_END(t_issue, TRACE_ISSUE, t);
             }
         }
@@ -277,11 +287,17 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
      * while the GPU runs the previous work). */
     CUtensorMap map_a, map_b;
     char why[160];
+    // ---- exercise 07.3: Describe A^T and B to TMA ----
+    // hint: tma_map_2d(map, base, rows, cols, row pitch in bytes, box rows, box cols, ...):
+    // hint: A^T is K x M (pitch lda), its box BK / CN rows of BM; B is K x N, boxes BK / CM x BN.
     if (tma_map_2d(&map_a, A, K, M, lda, BK / CN, BM, 0, why, sizeof why) ||
         tma_map_2d(&map_b, B, K, N, ldb, BK / CM, BN, 0, why, sizeof why)) {
         fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);
         return cudaErrorInvalidValue;
     }
+    // stub: map_a = CUtensorMap{}; /* all zeros: describes nothing */
+    // stub: map_b = CUtensorMap{};
+    // ---- end of exercise 07.3 ----
     if ((err = smem_opt_in((const void *)gemm_tma<CM, CN>, TMA_SMEM)) != cudaSuccess) return err;
     /* The grid must be a multiple of the cluster in each dimension; the
      * extra blocks' tiles lie outside C (TMA reads zeros, nothing is stored). */

@@ -127,12 +127,17 @@ $(BUILD)/kernel.ptx: kernel.cu $(BUILD)/flags
 	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -o $@ $<
 
 # `make diff`: the lesson kernel against its parent's, which is the
-# technique this chapter adds (diff exits 1 when the files differ: not an error here).
+# technique this chapter adds (diff exits 1 when the files differ: not an
+# error here). The classroom's exercise markers are left out of both sides
+# (tests/classroom/regions.awk), so the diff shows code only.
+REGIONS_AWK := $(COMMON_DIR)/../tests/classroom/regions.awk
 diff:
 ifeq ($(strip $(PARENT)),)
 	@echo "$(CHAPTER_LABEL) has no parent chapter: its kernel.cu is a starting point"
 else
-	@diff -u ../$(strip $(PARENT))/kernel.cu kernel.cu; test $$? -le 1
+	@bash -c 'diff -u --label ../$(strip $(PARENT))/kernel.cu --label kernel.cu \
+	  <(awk -v mode=clean -f $(REGIONS_AWK) ../$(strip $(PARENT))/kernel.cu) \
+	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel.cu); test $$? -le 1'
 endif
 
 # `make help`: the targets, and each knob with its default and meaning as

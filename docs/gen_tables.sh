@@ -36,6 +36,11 @@
 # The cost of tracing (make traces) is asked for with
 #   <!-- trace-cost-table: docs/results/h100-trace.csv -->
 #   <!-- end trace-cost-table -->
+# A chapter page's code exercises, from the exercise regions marked in its
+# sources (tests/classroom/regions.awk), so the page lists what make
+# exercise-NN strips:
+#   <!-- exercise-table -->
+#   <!-- end exercise-table -->
 # A chapter page's links to the previous and next chapters:
 #   <!-- chapter-nav -->
 #   <!-- end chapter-nav -->
@@ -91,7 +96,10 @@ trap 'rm -rf "$hardware" "$hardware.base" "$lineage" "$lineage.d"' EXIT
             echo "| $n | [${title^}](../$ch/README.md) | - | a starting point |"
             continue
         fi
-        d=$(diff -u "$parent/kernel.cu" "$ch/kernel.cu" | sed '1,2s/\t.*//' || true) # diff exits 1: they differ
+        # as make diff-NN shows it: without the classroom's exercise markers
+        d=$(diff -u --label "$parent/kernel.cu" --label "$ch/kernel.cu" \
+            <(awk -v mode=clean -f tests/classroom/regions.awk "$parent/kernel.cu") \
+            <(awk -v mode=clean -f tests/classroom/regions.awk "$ch/kernel.cu") || true) # diff exits 1: they differ
         add=$(echo "$d" | grep -c '^+[^+]' || true)
         del=$(echo "$d" | grep -c '^-[^-]' || true)
         echo "| $n | [${title^}](../$ch/README.md) | ${parent%%_*} | [+$add -$del lines](diffs/diff-$n.md) (\`make diff-$n\`) |"
@@ -121,12 +129,31 @@ chapter_nav() { # page
     printf "%s" "${prev:+[&larr; $(title "$prev")](../$prev/README.md) &middot; }[Contents](../docs/mainpage.md)${next:+ &middot; [$(title "$next") &rarr;](../$next/README.md)}"
 }
 
+# The exercise regions of a chapter, as a table (one row per exercise).
+exercise_table() { # chapter
+    local files
+    files=$(cd "$1" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort)
+    [ -n "$files" ] || { echo "<em>No exercise regions in \`$1\`.</em>"; return; }
+    echo "| exercise | what to write | where | hint |"
+    echo "|---|---|---|---|"
+    # shellcheck disable=SC2086
+    (cd "$1" && awk -v mode=list -f ../tests/classroom/regions.awk $files) | sort -t$'\t' -k3,3 -s |
+        awk -F'\t' -v ch="$1" '
+            !($3 in title) { order[++n] = $3; title[$3] = $4; hint[$3] = $6; where[$3] = "`" $1 "`" ; next }
+            index(where[$3], "`" $1 "`") == 0 { where[$3] = where[$3] ", `" $1 "`" }
+            END { for (i = 1; i <= n; ++i) { id = order[i]; printf "| %s | %s | %s | %s |\n", id, title[id], where[id], hint[id] } }'
+}
+
 render() { # page -> stdout
     # the hardware table links chapters relative to the page
     if [ "$1" = README.md ]; then sed 's#](\.\./#](#' "$hardware.base" >"$hardware"; else cp "$hardware.base" "$hardware"; fi
-    local nav=""
-    case $1 in [0-9][0-9]_*/README.md) nav=$(chapter_nav "$1") ;; esac
-    awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" '
+    local nav="" exercises=""
+    case $1 in [0-9][0-9]_*/README.md)
+        nav=$(chapter_nav "$1")
+        exercises=$(exercise_table "${1%/README.md}")
+        ;;
+    esac
+    awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
     function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, first, firstsize, sp, caption, nf) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1; funiq = 0; fexcl = ""
@@ -325,6 +352,12 @@ render() { # page -> stdout
         skipping = 1
         next
     }
+    /<!-- exercise-table -->/ {
+        print
+        print exercises
+        skipping = 1
+        next
+    }
     /<!-- lineage-table -->/ {
         print
         while ((getline line < lineage) > 0) print line
@@ -357,7 +390,7 @@ render() { # page -> stdout
         skipping = 1
         next
     }
-    /<!-- end (results|metrics|demo|hardware|lineage|trace-cost)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics|demo|hardware|lineage|trace-cost|exercise)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -365,7 +398,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage)-table|chapter-nav)' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage|exercise)-table|chapter-nav)' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out"
     if [ $check -eq 1 ]; then

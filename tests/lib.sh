@@ -6,13 +6,15 @@
 settings() {
     unset PTX_MUST PTX_MUST_NOT PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
         GPU_EXIT_CASES BENCH_KERNEL BENCH_VARIANTS BENCH_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
-        PROFILE_VARIANTS PROFILE_SKIP GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST
+        PROFILE_VARIANTS PROFILE_SKIP GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX
     PTX_MUST=() PTX_MUST_NOT=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= PROFILE_KERNELS= PROFILE_SKIP=
     # --trace: the runs the committed traces record (tests/trace.sh), the extra
     # arguments of the traced test run, and the steps that run must show
     TRACE_ARGS=() TRACE_TEST_ARGS=() TRACE_MUST=()
+    # make check-NN: the kernels to run (--only) and each exercise's PTX
+    CHECK_ONLY= CHECK_PTX=()
     # shellcheck source=/dev/null
     . "$ROOT/tests/chapters/$1.sh"
 }

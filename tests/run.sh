@@ -19,12 +19,20 @@
 # ones in its kernel.cu; building below its compute capability stops with a
 # message; `make help` there; ./run --help, bad options (exit 2) and no GPU
 # (exit 3); `make chapter-NN`; make help, the results tables, the figures
-# and the docs.
+# and the docs. The classroom: each chapter's exercise regions are
+# well-formed; `make exercise-NN` builds the starter and `make check-NN`
+# fails it; check-NN's PTX part passes the lesson code (then exit 3, the GPU
+# hidden); `make handout` leaves no answer in, and the handout's own host
+# tier passes (NO_HANDOUT_TEST=1 leaves that out).
+# In a handout (a file HANDOUT at the top) the chapters' kernels are the
+# students' starters: their PTX techniques and GPU runs are not tested here
+# (make check-NN does that), and their builds may warn.
 # Quick GPU tier: each chapter's default run, two odd shapes (or its quick
 # cases), one compute-sanitizer tool, the planted faults, a build for
 # another GPU refused.
 # Full GPU tier: every shape, case and knob setting, all four sanitizer
-# tools, the planted faults.
+# tools, the planted faults; make check-NN passes each lesson and fails its
+# untouched starter.
 #
 # Each test's output goes to tests/build/logs/NAME.log; a failing test
 # prints the end of its log. The last line is "N passed, N failed, N skipped";
@@ -145,6 +153,7 @@ make_tree() {
     mkdir -p "$TREE"
     tar -C "$ROOT" --exclude=./.git --exclude=./tests/build --exclude=./run --exclude='./[0-9][0-9]_*/build' \
         --exclude='./[0-9][0-9]_*/run' --exclude=./tests/gpu/build --exclude=./tests/gpu/run \
+        --exclude=./exercises --exclude=./handout.tar.gz \
         --exclude=./tests/gpu/pipeline_synccheck --exclude=./docs/html --exclude=./docs/latex -cf - . |
         tar -C "$TREE" -xf -
 }
@@ -304,7 +313,9 @@ help_exit_0() { # chapter: options, exit codes, and --only lists this chapter's 
 chapter_targets() { # make chapter-NN builds (nothing to do here) and points ./run at it
     local ch
     for ch in "$@"; do
-        make --no-print-directory "chapter-${ch%%_*}" WERROR=1 && [ "$(readlink run)" = "$ch/run" ] &&
+        # (a handout's starters may warn: their TODOs leave variables unused)
+        make --no-print-directory "chapter-${ch%%_*}" WERROR=$([ -f HANDOUT ] && echo 0 || echo 1) &&
+            [ "$(readlink run)" = "$ch/run" ] &&
             ./run --help >/dev/null || { echo "make chapter-${ch%%_*} failed"; return 1; }
     done
 }
@@ -391,6 +402,73 @@ sanitizer_catches_race() {
     [ $rc -eq 99 ] && echo "$out" | grep -qi 'hazard'
 }
 
+# The classroom (tests/classroom/): a chapter's exercise regions are
+# well-formed, and each exercise its CHECK_PTX names exists.
+regions_ok() { # chapter
+    local ch=$1 files list c id
+    files=$(cd "$ch" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null)
+    [ -n "$files" ] || { echo "$ch has no exercise regions"; return 1; }
+    # shellcheck disable=SC2086
+    list=$(cd "$ch" && awk -v mode=list -f ../tests/classroom/regions.awk $files) || return 1
+    echo "$list" | cut -f1-5
+    echo "$list" | cut -f3 | grep -qv "^${ch%%_*}\." && { echo "an exercise not numbered ${ch%%_*}.N"; return 1; }
+    if [ ! -f HANDOUT ]; then
+        echo "$list" | cut -f5 | grep -q todo && { echo "a region of the lesson code holds only a TODO"; return 1; }
+    fi
+    settings "$ch"
+    for c in "${CHECK_PTX[@]}"; do
+        read -r id _ <<<"$c"
+        echo "$list" | cut -f3 | grep -qx "$id" || { echo "CHECK_PTX names exercise $id, which has no region"; return 1; }
+    done
+}
+
+# make exercise-NN writes and builds the starter; make check-NN fails it
+# (in its PTX part, which needs no GPU).
+starter_fails_check() { # chapter
+    local n=${1%%_*} rc
+    bash tests/classroom/exercise.sh "$n" || { echo "make exercise-$n failed"; return 1; }
+    CUDA_VISIBLE_DEVICES= bash tests/classroom/check.sh "$n"
+    rc=$?
+    echo "check-$n on the untouched starter: exit $rc (expected 1)"
+    [ $rc -eq 1 ]
+}
+
+# make check-NN on the lesson code: the PTX part passes; with the GPU hidden
+# it then stops with exit 3 and says why.
+lesson_passes_ptx_check() { # chapter
+    local out rc
+    out=$(CUDA_VISIBLE_DEVICES= DIR=$1 bash tests/classroom/check.sh "${1%%_*}" 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 3 ] && echo "$out" | grep -q 'needs an NVIDIA GPU'
+}
+
+# On a GPU: make check-NN passes the lesson code (exit 0), and fails the
+# untouched starter (exit 1), whose runs fail or hang.
+lesson_passes_check() { DIR=$1 bash tests/classroom/check.sh "${1%%_*}"; }
+starter_fails_check_gpu() { # chapter
+    local n=${1%%_*} rc
+    bash tests/classroom/exercise.sh "$n" >/dev/null || { echo "make exercise-$n failed"; return 1; }
+    bash tests/classroom/check.sh "$n"
+    rc=$?
+    echo "check-$n on the untouched starter: exit $rc (expected 1)"
+    [ $rc -eq 1 ]
+}
+
+# make handout: no answers and no instructor's page in it, and its own
+# make test (host tier) passes.
+handout_ok() {
+    local t=$WORK/handout-test h
+    bash tests/classroom/handout.sh || return 1
+    rm -rf "$t" && mkdir -p "$t" && tar -C "$t" -xzf handout.tar.gz || return 1
+    h=$(ls -d "$t"/*/)
+    [ -f "$h/HANDOUT" ] && [ ! -e "$h/docs/instructor.md" ] || { echo "no HANDOUT, or the instructor's page is there"; return 1; }
+    if grep -rq 'instructor\.md' "$h" --include='*.md'; then echo "a page still links to instructor.md"; return 1; fi
+    (cd "$h" && for f in [0-9][0-9]_*/*.cu [0-9][0-9]_*/*.cuh; do awk -v mode=list -f tests/classroom/regions.awk "$f"; done) |
+        awk -F'\t' '$5 == "written" { print "an answer is left in " $1 ":" $2; bad = 1 } END { exit bad }' || return 1
+    (cd "$h" && JOBS=$JOBS bash tests/run.sh --host)
+}
+
 # ------------------------------------------------------------------- tiers
 
 # Chapters in the order their builds take longest, so parallel builds end together.
@@ -401,7 +479,12 @@ host_tier() {
     echo "== host tests ($JOBS at a time)"
     queue 0 "unit tests build (warnings are errors)" build_unit_tests
     for ch in $(by_build_time); do
-        queue 0 "$ch: builds warning-free, and its PTX" build_chapter "$ch"
+        if [ -f HANDOUT ]; then
+            # a handout's kernels are starters: their TODOs leave variables unused
+            queue 0 "$ch: builds (a handout: warnings allowed), and its PTX" make --no-print-directory -C "$ch" all ptx
+        else
+            queue 0 "$ch: builds warning-free, and its PTX" build_chapter "$ch"
+        fi
     done
     queue 0 "tests/gpu (planted faults): builds warning-free" build_warning_free tests/gpu
     run_queue "$JOBS"
@@ -410,7 +493,15 @@ host_tier() {
         for t in $("$TREE/tests/build/test_common" --list); do queue 0 "unit: $t" tests/build/test_common "$t"; done
     fi
     for ch in $CHAPTERS; do
-        queue 0 "$ch: PTX has the technique" ptx_check "$ch"
+        if [ -f HANDOUT ]; then
+            skip "$ch: PTX has the technique" "a handout: the technique is the student's to write (make check-${ch%%_*})"
+        else
+            queue 0 "$ch: PTX has the technique" ptx_check "$ch"
+            queue 0 "$ch: make check-${ch%%_*} on the lesson code: PTX part passes, no GPU -> exit 3" \
+                lesson_passes_ptx_check "$ch"
+        fi
+        queue 0 "$ch: exercise regions are well-formed" regions_ok "$ch"
+        queue 0 "$ch: make exercise-${ch%%_*} builds the starter, make check-${ch%%_*} fails it" starter_fails_check "$ch"
         queue 0 "$ch: Makefile knob defaults are the sources'" knob_defaults_agree "$ch"
         queue 0 "$ch: make help lists its knobs" make_help_lists_knobs "$ch"
         queue 0 "$ch: building below its compute capability stops with a message" below_min_refused "$ch"
@@ -437,6 +528,10 @@ host_tier() {
         skip "make docs (Doxygen, warnings are errors)" "doxygen is not installed; .ci/run installs it"
     fi
     run_queue "$JOBS"
+    if [ ! -f HANDOUT ] && [ -z "${NO_HANDOUT_TEST:-}" ]; then
+        queue 0 "make handout: no answers, no instructor's page; the handout's make test --host passes" handout_ok
+        run_queue 1
+    fi
 }
 
 # Shapes every GEMM kernel must get right: tiny, prime-ish, not multiples of
@@ -494,6 +589,10 @@ quick_gpu_tier() {
     local ch
     echo "== quick GPU tests on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1) ($GPU_JOBS at a time)"
     for ch in $CHAPTERS; do
+        if [ -f HANDOUT ]; then
+            skip "$ch: GPU runs" "a handout: the kernels are the student's (make check-${ch%%_*})"
+            continue
+        fi
         settings "$ch"
         queue 0 "$ch: default run verified" "$ch/run"
         if [ "$GEMM" = 1 ]; then queue_shapes "$ch" "$QUICK_SHAPES"; fi
@@ -531,7 +630,13 @@ full_gpu_tier() {
 
     echo "   runs, $GPU_JOBS at a time"
     for ch in $CHAPTERS; do
+        if [ -f HANDOUT ]; then
+            skip "$ch: GPU runs" "a handout: the kernels are the student's (make check-${ch%%_*})"
+            continue
+        fi
         settings "$ch"
+        queue 0 "$ch: make check-${ch%%_*} passes the lesson code" lesson_passes_check "$ch"
+        queue 0 "$ch: make check-${ch%%_*} fails the untouched starter" starter_fails_check_gpu "$ch"
         queue 0 "$ch: default run verified" "$ch/run"
         if [ "$GEMM" = 1 ]; then queue_shapes "$ch" "$SHAPES"; fi
         queue_cases "$ch" "${GPU_CASES[@]}"

@@ -26,3 +26,10 @@ PROFILE_KERNELS=naive,tiled,blocked,cublas
 TRACE_ARGS=(--only=blocked --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=(load sync compute store)
+
+# make check-01 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=blocked
+CHECK_PTX=('01.1 - ld\.global\.nc\.v4\.f32' '01.2 - bar\.sync' '01.3 - ld\.shared\.v4\.f32')

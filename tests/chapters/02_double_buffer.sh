@@ -23,3 +23,10 @@ PROFILE_VARIANTS=(BK=8)
 TRACE_ARGS=(--only=double_buffer --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=(issue "wait full" compute store)
+
+# make check-02 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=double_buffer
+CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.2 - mbarrier\.try_wait')

@@ -26,3 +26,10 @@ PROFILE_VARIANTS=(PRODUCER_WARPS=1 PRODUCER_WARPS=4)
 TRACE_ARGS=(--only=warp_specialized --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=("wait empty" issue "wait full" compute store)
+
+# make check-03 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=warp_specialized
+CHECK_PTX=('03.2 - cp\.async\.mbarrier\.arrive' '03.2 - mbarrier\.try_wait' '03.3 - mbarrier\.arrive\.shared')

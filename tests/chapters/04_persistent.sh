@@ -37,3 +37,10 @@ PROFILE_VARIANTS=(GROUP=1 GROUP=16 persistent_storer:PRODUCER_WARPS=4,STORER_WAR
 TRACE_ARGS=(--only=tasks,persistent --m=4096 --n=4096 --k=256 --tasks=1000)
 TRACE_TEST_ARGS=(--tasks 50)
 TRACE_MUST=(fetch "wait empty" issue "wait full" compute store task)
+
+# make check-04 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=persistent
+CHECK_PTX=('04.1 - atom\.global\.add')

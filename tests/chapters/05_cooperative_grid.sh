@@ -25,3 +25,10 @@ BENCH_ARGS=(--blocks=132 --elements=4194304,--iters=100 --elements=67108864,--it
 TRACE_ARGS=(--only=two_stage --elements=4194304 --iters=10)
 TRACE_TEST_ARGS=(--iters 3 --elements 100000)
 TRACE_MUST=(work grid.sync)
+
+# make check-05 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=two_stage,softmax
+CHECK_PTX=('05.1 two_stage_cooperative atom\.add\.release\.gpu' '05.2 softmax_cooperative atom\.add\.release\.gpu')

@@ -29,3 +29,10 @@ PROFILE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 TRACE_ARGS=(--only=cluster --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=(--elements 100000 --rounds 3 --pings 5)
 TRACE_MUST=("cluster sync" "wait empty" share issue "wait full" compute store)
+
+# make check-06 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=cluster
+CHECK_PTX=('06.1 - barrier\.cluster\.arrive' '06.1 - barrier\.cluster\.wait' '06.2 - mapa\.u64')

@@ -30,3 +30,10 @@ PROFILE_SKIP=transpose_pad
 TRACE_ARGS=(--only=tma,tma_multicast --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=("cluster sync" "wait empty" issue "wait full" compute store)
+
+# make check-07 (tests/classroom/check.sh): the kernels a student's code
+# is run as (--only), and per exercise what its code puts in the PTX of
+# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
+# part of a kernel's name to look in that kernel only.
+CHECK_ONLY=tma,tma_multicast
+CHECK_PTX=('07.2 - cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes')

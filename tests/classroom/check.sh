@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# make check-NN: check a student's code for chapter NN.
+#
+#   make check-03                        the starter in exercises/03/ (make exercise-03)
+#   make check-03 DIR=path/to/03_warp_specialized   another copy of the chapter
+#   make check-03 DIR=03_warp_specialized           the lesson code itself
+#
+# 1. Its exercise regions: which are still the starter's TODO.
+# 2. Its kernel.cu compiles, and the PTX has each exercise's technique
+#    (tests/chapters/<chapter>.sh, CHECK_PTX). No GPU needed.
+# 3. On a GPU: the program verifies every element at the default size and at
+#    odd shapes (or the chapter's cases), racecheck finds no hazard on a small
+#    problem, and its time is set beside the lesson kernel's (timed in the
+#    same way here, or, in a handout, the committed measurement for this GPU).
+# Exit 0 when everything passes, 1 when something fails, 2 bad usage, 3 when
+# the PTX part passed and there is no GPU (or too old a one) for the rest.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+
+n=${1:-}
+ch=$(ls -d "$n"_*/ 2>/dev/null | head -n1 | tr -d /)
+if [ -z "$n" ] || [ -z "$ch" ]; then
+    echo "usage: make check-NN [DIR=the chapter's code], NN one of: $(ls -d [0-9][0-9]_*/ | cut -c1-2 | tr '\n' ' ')" >&2
+    exit 2
+fi
+settings "$ch"
+handout=0
+[ -f HANDOUT ] && handout=1
+if [ -z "${DIR:-}" ]; then
+    if [ $handout = 1 ]; then DIR=$ch; else DIR=exercises/$n/$ch; fi
+fi
+if [ ! -f "$DIR/kernel.cu" ]; then
+    echo "check-$n: no chapter code in $DIR (make exercise-$n writes the starter there)" >&2
+    exit 2
+fi
+DIR=$(cd "$DIR" && pwd)
+lesson=0
+[ "$DIR" = "$ROOT/$ch" ] && [ $handout = 0 ] && lesson=1
+WORK=$DIR/build/check
+mkdir -p "$WORK"
+LOG=$WORK/check.log
+: >"$LOG"
+failed=0
+
+say() { printf '%s\n' "$*"; }
+sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
+row() { printf '  %-14s %-9s %s\n' "$1" "$2" "$3"; }
+bad() { failed=1; row "$1" FAIL "$2"; }
+
+say "check-$n: $ch, the code in ${DIR#"$ROOT"/}$([ $lesson = 1 ] && echo ' (the lesson code itself)')"
+say "  (every command's output: ${LOG#"$ROOT"/})"
+
+# ---------------------------------------------------------------- regions
+regions=$(cd "$DIR" && awk -v mode=list -f "$ROOT/tests/classroom/regions.awk" \
+    $(grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort)) || {
+    say "the exercise markers are broken (see above): put back the lines // ---- exercise NN.N ... ----"
+    exit 1
+}
+ids=$(echo "$regions" | cut -f3 | sort -u)
+[ -n "$ids" ] || { say "no exercise regions in ${DIR#"$ROOT"/}: is it chapter $n's code?"; exit 2; }
+
+# ------------------------------------------------------------------- PTX
+say ""
+say "exercises (PTX of kernel.cu: no GPU needed)"
+if ! make --no-print-directory -C "$DIR" ptx BUILD="$WORK" >>"$LOG" 2>&1; then
+    tail -n 20 "$LOG" | sed 's/^/  | /'
+    bad "kernel.cu" "does not compile (above)"
+    say "FAILED"
+    exit 1
+fi
+ptx=$WORK/kernel.ptx
+# ptx_of FUNC: the PTX of the kernels whose name contains FUNC ("-": all of it)
+ptx_of() {
+    if [ "$1" = - ]; then cat "$ptx"; else
+        awk -v f="$1" '/^\.(visible )?\.entry / { on = index($0, f) > 0 } on' "$ptx"
+    fi
+}
+for id in $ids; do
+    title=$(echo "$regions" | awk -F'\t' -v id="$id" '$3 == id { print $4; exit }')
+    state=$(echo "$regions" | awk -F'\t' -v id="$id" '$3 == id && $5 == "written" { w = 1 } END { print w ? "written" : "todo" }')
+    found="" missing=""
+    for c in "${CHECK_PTX[@]}"; do
+        read -r cid func re <<<"$c"
+        [ "$cid" = "$id" ] || continue
+        if ptx_of "$func" | grep -qE "$re"; then found+=" ${re//\\/}"; else missing+=" ${re//\\/}"; fi
+    done
+    if [ -n "$missing" ]; then
+        bad "$id" "$title [$state]: the PTX lacks$missing"
+    elif [ -n "$found" ]; then
+        row "$id" ok "$title [$state]: the PTX has$found"
+    else
+        row "$id" "-" "$title [$state]: nothing in the PTX to look for; the GPU part checks it"
+    fi
+done
+
+# CUDA_VISIBLE_DEVICES= (set, empty) hides the GPUs, as it does from ./run
+if [ -n "${CUDA_VISIBLE_DEVICES+set}" ] && [ -z "$CUDA_VISIBLE_DEVICES" ] || ! nvidia-smi -L >/dev/null 2>&1; then
+    say ""
+    if [ $failed = 1 ]; then
+        say "FAILED (the PTX part; the GPU part needs an NVIDIA GPU, and there is none here)"
+        exit 1
+    fi
+    say "the PTX part passed. The rest (correctness, racecheck, speed) needs an NVIDIA GPU: there is none here."
+    exit 3
+fi
+
+# ------------------------------------------------------------------- GPU
+say ""
+say "the program (on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1))"
+prog=$WORK/run
+if ! make --no-print-directory -C "$DIR" BUILD="$WORK" BIN="$prog" >>"$LOG" 2>&1; then
+    tail -n 20 "$LOG" | sed 's/^/  | /'
+    bad build "the chapter does not build (above)"
+    say "FAILED"
+    exit 1
+fi
+row build ok "${prog#"$ROOT"/}"
+
+what_exit() {
+    case $1 in
+    0) echo "verified" ;; 1) echo "wrong results (exit 1)" ;; 3) echo "cannot run here (exit 3)" ;;
+    4) echo "CUDA error (exit 4)" ;; 5) echo "hung: the watchdog ended it (exit 5)" ;; *) echo "exit $1" ;;
+    esac
+}
+run_case() { # label args...: a verified run of the student's kernels
+    local label=$1 rc
+    shift
+    echo "\$ run --only $CHECK_ONLY $*" >>"$LOG"
+    "$prog" --only "$CHECK_ONLY" "$@" >>"$LOG" 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then row "$label" ok "$(what_exit 0)"; else bad "$label" "$(what_exit $rc)"; fi
+    return $rc
+}
+
+run_case "default size" --reps 2 --warmup 1 --timeout 30
+rc=$?
+if [ $rc = 3 ]; then
+    say "this GPU cannot run chapter $n (its minimum: $(make -s --no-print-directory -C "$ch" print-MIN_CC_FOR))"
+    exit 3
+fi
+if [ $rc = 0 ]; then
+    if [ "$GEMM" = 1 ]; then
+        seed=200
+        for shape in 1x1x1 17x33x9 127x255x63 4097x4095x4099; do
+            IFS=x read -r m k_n k <<<"$shape"
+            seed=$((seed + 1))
+            run_case "$shape" --m "$m" --n "$k_n" --k "$k" --reps 1 --warmup 0 --seed $seed --timeout 30
+        done
+    else
+        for c in "${QUICK_CASES[@]}"; do
+            # shellcheck disable=SC2046
+            run_case "$(echo "$c" | sed 's/--//g; s/,/ /g')" $(echo "$c" | tr ',' ' ') --reps 1 --warmup 0 --timeout 30
+        done
+    fi
+
+    san=$(sanitizer)
+    if [ -z "$san" ]; then
+        bad racecheck "compute-sanitizer not found"
+    else
+        args=("${SANITIZE_ARGS[@]}")
+        [ ${#args[@]} -gt 0 ] || args=(--m 130 --n 200 --k 70)
+        echo "\$ compute-sanitizer --tool racecheck run --only $CHECK_ONLY ${args[*]}" >>"$LOG"
+        out=$("$san" --tool racecheck --error-exitcode 99 "$prog" --only "$CHECK_ONLY" "${args[@]}" --reps 1 \
+            --warmup 0 --timeout 600 2>&1)
+        rc=$?
+        echo "$out" >>"$LOG"
+        if [ $rc = 0 ] && echo "$out" | grep -q 'RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'; then
+            row racecheck ok "no hazard (${args[*]})"
+        else
+            bad racecheck "$(echo "$out" | grep -m1 'RACECHECK SUMMARY' || echo "exit $rc")"
+        fi
+    fi
+
+    # speed: the student's kernels against the lesson's, at the default size
+    mine=$WORK/mine.csv theirs=$WORK/lesson.csv
+    "$prog" --only "$CHECK_ONLY" --csv >"$mine" 2>>"$LOG"
+    source_note=
+    if [ $handout = 0 ]; then
+        if lesson_prog=$(bench_build "$ch") && "$lesson_prog" --only "$CHECK_ONLY" --csv >"$theirs" 2>>"$LOG"; then
+            source_note="timed here, just after"
+        fi
+    else
+        csv=docs/results/$(gpu_slug).csv
+        if [ -f "$csv" ]; then
+            awk -F, -v ch="$ch" 'NR == 1 || $6 == ch' "$csv" >"$theirs"
+            source_note="committed in ${csv}, not timed here"
+        fi
+    fi
+    if [ -n "$source_note" ]; then
+        awk -F, -v note="$source_note" '
+            NR == FNR { if (FNR > 1) lesson[$7 "," $8 "," $9 "," $10] = $12; next }
+            FNR > 1 && ($7 "," $8 "," $9 "," $10) in lesson {
+                l = lesson[$7 "," $8 "," $9 "," $10]
+                printf "  %-14s %-9s %s %dx%dx%d: %.3f ms, the lesson kernel %.3f ms (%s): %.1f%%\n",
+                    "speed", "-", $7, $8, $9, $10, $12, l, note, 100 * l / $12
+                shown = 1
+            }
+            END { if (!shown) printf "  %-14s %-9s %s\n", "speed", "-", "no lesson time to compare with" }' \
+            "$theirs" "$mine"
+    else
+        row speed - "no lesson time to compare with$([ $handout = 1 ] && echo " (no docs/results file for this GPU)")"
+    fi
+else
+    row "odd shapes" - "not run: the default size fails first"
+    row racecheck - "not run: the default size fails first"
+fi
+
+say ""
+if [ $failed = 0 ]; then say "PASSED"; exit 0; fi
+say "FAILED"
+exit 1

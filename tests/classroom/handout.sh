@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# make handout: the student copy of the repository, handout.tar.gz.
+#
+#   make handout                 every exercise region stripped to its TODO
+#   make handout KEEP="01 02"    chapters 01 and 02 keep their answers (for a
+#                                class that starts later, or skips them)
+#
+# The copy is the repository's files (git's tracked and untracked-but-not-
+# ignored files, without build outputs), with:
+# - each exercise region of the chapters not in KEEP replaced by the
+#   starter's TODO and stub (tests/classroom/regions.awk), in place, so a
+#   student edits NN_<name>/ itself and runs make check-NN;
+# - the instructor's key left out: docs/instructor.md, and the lines that
+#   link to it;
+# - a file HANDOUT, which tells the test suite and make check-NN that this
+#   is a handout: make test then checks everything but the chapters' own
+#   answers (their PTX techniques and GPU runs are make check-NN's job);
+# - the diff pages regenerated from the stripped kernels.
+# Later chapters use earlier chapters' code: chapter 01's compute step
+# (exercise 01.3) is in every GEMM chapter up to 06, so their kernels verify
+# only once it is written, or with KEEP=01 (docs/instructor.md has the table).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+
+[ ! -f HANDOUT ] || { echo "this is a handout already" >&2; exit 2; }
+keep=" ${KEEP:-} "
+for k in ${KEEP:-}; do
+    ls -d "$k"_*/ >/dev/null 2>&1 || { echo "KEEP: no chapter $k" >&2; exit 2; }
+done
+
+name=$(basename "$ROOT")-handout
+stage=$ROOT/tests/build/handout
+out=$stage/$name
+rm -rf "$stage"
+mkdir -p "$out"
+
+# the files: what git knows (tracked, or new and not ignored); without git, the tree minus build outputs
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
+    commit=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD 2>/dev/null || echo "+changes")
+    git ls-files -co --exclude-standard -z | grep -zv '^exercises/' | xargs -0 tar -cf - | tar -C "$out" -xf -
+else
+    commit=unknown
+    tar --exclude=./.git --exclude=./tests/build --exclude=./exercises --exclude=./run --exclude='*/build' \
+        --exclude='./[0-9][0-9]_*/run' --exclude=./tests/gpu/run --exclude=./tests/gpu/pipeline_synccheck \
+        --exclude=./docs/html --exclude=./docs/latex --exclude=./docs/doxygen_warnings.log \
+        --exclude=./handout.tar.gz -cf - . | tar -C "$out" -xf -
+fi
+
+stripped="" kept=""
+for chdir in "$out"/[0-9][0-9]_*/; do
+    ch=$(basename "$chdir")
+    if [[ "$keep" == *" ${ch%%_*} "* ]]; then
+        kept+=" $ch"
+        continue
+    fi
+    for f in $(cd "$chdir" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null); do
+        awk -v mode=strip -f tests/classroom/regions.awk "$chdir/$f" >"$chdir/$f.stripped"
+        mv "$chdir/$f.stripped" "$chdir/$f"
+        if awk -v mode=list -f tests/classroom/regions.awk "$chdir/$f" | grep -q "$(printf '\t')written$(printf '\t')"; then
+            echo "handout: $ch/$f still has a written region" >&2
+            exit 1
+        fi
+    done
+    stripped+=" $ch"
+done
+
+# the instructor's key
+rm -f "$out/docs/instructor.md"
+for f in $(grep -rl 'instructor\.md\|@ref instructor\|\\ref instructor' "$out" --include='*.md' --include=Doxyfile || true); do
+    sed -i '/instructor\.md\|@ref instructor\|\\ref instructor/d' "$f"
+done
+
+cat >"$out/HANDOUT" <<EOF
+This is a student handout of the tutorial, made by \`make handout\` from
+commit $commit on $(date +%Y-%m-%d).
+
+Exercise regions stripped to their TODO in:${stripped:- none}
+Answers kept in:${kept:- none}
+
+Each exercise is a region of a chapter's code marked
+    // ---- exercise NN.N: what to do ----
+with hints under it. Write your code between the markers, then
+    make chapter-NN && ./run      build and run the chapter
+    make check-NN                 check it: PTX, correctness, races, speed
+The instructor's answers are not in this copy.
+EOF
+
+(cd "$out" && bash docs/gen_tables.sh >/dev/null)
+tar -C "$stage" -czf "$ROOT/handout.tar.gz" "$name"
+echo "wrote handout.tar.gz ($(du -h "$ROOT/handout.tar.gz" | cut -f1)): $name/, from commit $commit"
+echo "  stripped:${stripped:- none}"
+echo "  kept:    ${kept:- none}"
+echo "  left out: docs/instructor.md (the instructor's key)"
