@@ -69,21 +69,22 @@
 #define CONSUMER_THREADS ((BM / TM) * (BN / TN)) /**< threads that compute: two warpgroups */
 #define PRODUCER_THREADS 128 /**< one warpgroup: setmaxnreg changes whole warpgroups */
 #define TMA_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
-#define PRODUCER_REGS 40  /**< registers a producer thread keeps (setmaxnreg.dec) */
-#define CONSUMER_REGS 232 /**< registers a consumer thread gets (setmaxnreg.inc) */
 #define A_TILE_FLOATS (BK * BM) /**< As[BK][BM]: A^T, as chapters 01-06 store it (no padding) */
 #define B_TILE_FLOATS (BK * BN) /**< Bs[BK][BN] */
 #define STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage: 24 KB, a multiple of 128 bytes */
 #define TMA_SMEM ((size_t)STAGES * STAGE_FLOATS * sizeof(float) + 128) /**< + room to align to 128 B */
 static_assert(CONSUMER_THREADS == 256, "two consumer warpgroups");
+static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
+              "setmaxnreg takes multiples of 8 from 24 to 256");
 static_assert(PRODUCER_THREADS * PRODUCER_REGS + CONSUMER_THREADS * CONSUMER_REGS <= 65536,
               "the SM has 65536 registers for the block");
 static_assert(TMA_SMEM <= 227 * 1024, "the ring fits in the SM's shared memory");
 static_assert(BK % CLUSTER_M == 0 && BK % CLUSTER_N == 0, "the clusters' slices split the tiles evenly");
 
-extern "C" const char gemm_tma_knobs[] = "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1";
+#define REGS_KNOBS " REGS=" STR(PRODUCER_REGS) "/" STR(CONSUMER_REGS)
+extern "C" const char gemm_tma_knobs[] = "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1" REGS_KNOBS;
 extern "C" const char gemm_tma_multicast_knobs[] =
-    "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N);
+    "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N) REGS_KNOBS;
 
 namespace cg = cooperative_groups;
 

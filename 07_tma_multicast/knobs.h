@@ -13,6 +13,12 @@
 #ifndef CLUSTER_M
 #define CLUSTER_M 2 /**< multicast kernels: blocks per cluster along M (they share B tiles) */
 #endif
+#ifndef PRODUCER_REGS
+#define PRODUCER_REGS 40 /**< lesson kernels: registers the producer warpgroup keeps (setmaxnreg.dec) */
+#endif
+#ifndef CONSUMER_REGS
+#define CONSUMER_REGS 232 /**< lesson kernels: registers each consumer thread gets (setmaxnreg.inc) */
+#endif
 #ifndef CLUSTER_N
 #define CLUSTER_N 1 /**< multicast kernels: blocks per cluster along N (they share A tiles) */
 #endif

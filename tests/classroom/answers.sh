@@ -26,6 +26,7 @@ answers=(
     "05_cooperative_grid|THREADS=1024|--only two_stage,sync"
     "05_cooperative_grid||--only two_stage,sync"
     "07_tma_multicast|CLUSTER_M=1,CLUSTER_N=4|--only tma_multicast,cublas"
+    "07_tma_multicast|PRODUCER_REGS=168,CONSUMER_REGS=168|--only tma,cublas"
 )
 for e in 16 18 20 22 24 26; do answers+=("05_cooperative_grid||--only softmax --elements $((1 << e))"); done
 
