@@ -81,6 +81,7 @@ static_assert(PRODUCER_THREADS * PRODUCER_REGS + CONSUMER_THREADS * CONSUMER_REG
 static_assert(TMA_SMEM <= 227 * 1024, "the ring fits in the SM's shared memory");
 static_assert(BK % CLUSTER_M == 0 && BK % CLUSTER_N == 0, "the clusters' slices split the tiles evenly");
 
+/** @brief The register split in the knobs strings: producer / consumer registers per thread. */
 #define REGS_KNOBS " REGS=" STR(PRODUCER_REGS) "/" STR(CONSUMER_REGS)
 extern "C" const char gemm_tma_knobs[] = "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1" REGS_KNOBS;
 extern "C" const char gemm_tma_multicast_knobs[] =
@@ -116,8 +117,8 @@ __device__ __forceinline__ int block_row16(int i, int ty) { return (i / 4) * (BM
  *        stage (As[k][m], Bs[k][n]): chapter 01's compute step with twice
  *        the rows. Per k: six 16-byte shared-memory reads (four of A, two
  *        of B) feed 128 FMAs, where an 8 x 8 block needs four for 64.
- *        The 128 accumulators and the fragments need about 180 registers,
- *        which the consumers have only after setmaxnreg.
+ *        The 128 accumulators and the fragments fit the launch's even
+ *        split of 168 registers; setmaxnreg gives the consumers more.
  */
 //! [compute]
 __device__ __forceinline__ void compute_stage(float acc[TM][TN], const float *As, const float *Bs, int tx, int ty)

@@ -183,7 +183,7 @@ render() { # page -> stdout
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
             if (rows == 0) {
-                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : "make bench") "`)."
                 if (funiq) caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] "; each row from its own chapter'"'"'s run (commit and date in `" file "`, `make bench`); % of cuBLAS is against cuBLAS in that same run."
                 print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS |" (fsp ? " speedup vs " f[7] " |" : "") " verified |"
                 first = f[12]; firstsize = f[8] "x" f[9] "x" f[10]
@@ -225,7 +225,7 @@ render() { # page -> stdout
             if (fn != "" && f[9] != fn) continue
             if (fhas != "" && index(f[11], fhas) == 0) continue
             if (rows == 0) {
-                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`make bench`)."
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : "make bench") "`)."
                 print "| way | settings | " per ((per ~ /(s|sh|ch|x)$/) ? "es" : "s") " (count) | n | median ms (min - max) | us per " per " | speedup vs first row | verified |"
                 print "|---|---|---|---|---|---|---|---|"
                 first = f[12]
