@@ -132,7 +132,7 @@ chapter_nav() { # page
 # The exercise regions of a chapter, as a table (one row per exercise).
 exercise_table() { # chapter
     local files
-    files=$(cd "$1" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort)
+    files=$(. tests/lib.sh && region_files "$1")
     [ -n "$files" ] || { echo "<em>No exercise regions in \`$1\`.</em>"; return; }
     echo "| exercise | what to write | where | hint |"
     echo "|---|---|---|---|"

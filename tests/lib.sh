@@ -19,6 +19,13 @@ settings() {
     . "$ROOT/tests/chapters/$1.sh"
 }
 
+# region_files DIR: the sources in DIR with exercise regions
+# (tests/classroom/regions.awk), sorted, names relative to DIR.
+region_files() { (cd "$1" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort); }
+
+# sanitizer: the compute-sanitizer to run (empty when there is none)
+sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
+
 # A knob setting in BENCH_VARIANTS or SANITIZE_VARIANTS is KNOBS (comma-separated,
 # measuring BENCH_KERNEL) or KERNEL:KNOBS (measuring a variant kernel).
 variant_kernel() { case $1 in *:*) echo "${1%%:*}" ;; *) echo "$BENCH_KERNEL" ;; esac; }

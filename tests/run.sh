@@ -351,7 +351,6 @@ wrong_arch_exit_3() {
     [ $rc -eq 3 ] && echo "$out" | grep -q "this build is for $arch, which cannot run on this GPU"
 }
 
-sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
 
 sanitize() { # tool program args...: clean run, and the tool really ran
     local tool=$1 out rc
@@ -406,7 +405,7 @@ sanitizer_catches_race() {
 # well-formed, and each exercise its CHECK_PTX names exists.
 regions_ok() { # chapter
     local ch=$1 files list c id
-    files=$(cd "$ch" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null)
+    files=$(region_files "$ch")
     [ -n "$files" ] || { echo "$ch has no exercise regions"; return 1; }
     # shellcheck disable=SC2086
     list=$(cd "$ch" && awk -v mode=list -f ../tests/classroom/regions.awk $files) || return 1

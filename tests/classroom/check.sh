@@ -46,7 +46,6 @@ LOG=$WORK/check.log
 failed=0
 
 say() { printf '%s\n' "$*"; }
-sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
 row() { printf '  %-14s %-9s %s\n' "$1" "$2" "$3"; }
 bad() { failed=1; row "$1" FAIL "$2"; }
 
@@ -55,7 +54,7 @@ say "  (every command's output: ${LOG#"$ROOT"/})"
 
 # ---------------------------------------------------------------- regions
 regions=$(cd "$DIR" && awk -v mode=list -f "$ROOT/tests/classroom/regions.awk" \
-    $(grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort)) || {
+    $(region_files .)) || {
     say "the exercise markers are broken (see above): put back the lines // ---- exercise NN.N ... ----"
     exit 1
 }

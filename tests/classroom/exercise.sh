@@ -14,6 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
 
 n=${1:-}
 ch=$(ls -d "$n"_*/ 2>/dev/null | head -n1 | tr -d /)
@@ -42,7 +44,7 @@ if [ ! -d "$dir" ]; then
     done
     mkdir "$dir"
     tar -C "$ch" --exclude=./build --exclude=./run -cf - . | tar -C "$dir" -xf -
-    for f in $(cd "$dir" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null); do
+    for f in $(region_files "$dir"); do
         awk -v mode=strip -f tests/classroom/regions.awk "$ch/$f" >"$dir/$f"
     done
     echo "wrote the starter of $ch: $dir/"
@@ -52,7 +54,7 @@ fi
 
 echo "exercises (the regions marked '// ---- exercise $n.N'):"
 (cd "$dir" && awk -v mode=list -f "$ROOT/tests/classroom/regions.awk" \
-    $(grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort)) |
+    $(region_files .)) |
     awk -F'\t' '!seen[$3]++ { printf "  %s  %-70s %s:%s\n", $3, $4, $1, $2 }'
 make --no-print-directory -C "$dir"
 echo "build it:   make -C $dir    (any of the chapter's knobs, as in $ch)"

@@ -22,6 +22,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
 
 [ ! -f HANDOUT ] || { echo "this is a handout already" >&2; exit 2; }
 keep=" ${KEEP:-} "
@@ -54,7 +56,7 @@ for chdir in "$out"/[0-9][0-9]_*/; do
         kept+=" $ch"
         continue
     fi
-    for f in $(cd "$chdir" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null); do
+    for f in $(region_files "$chdir"); do
         awk -v mode=strip -f tests/classroom/regions.awk "$chdir/$f" >"$chdir/$f.stripped"
         mv "$chdir/$f.stripped" "$chdir/$f"
         if awk -v mode=list -f tests/classroom/regions.awk "$chdir/$f" | grep -q "$(printf '\t')written$(printf '\t')"; then
