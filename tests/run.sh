@@ -454,6 +454,17 @@ starter_fails_check_gpu() { # chapter
     [ $rc -eq 1 ]
 }
 
+# The instructor's solutions of the questions that change code
+# (tests/classroom/solutions/, measured by answers.sh) still apply to the
+# lesson code: a change to a kernel that breaks one is caught here.
+solutions_apply() {
+    local p bad=0
+    for p in tests/classroom/solutions/*.patch; do
+        if patch -p1 --dry-run --quiet <"$p" >/dev/null; then echo "applies: $p"; else echo "does not apply: $p"; bad=1; fi
+    done
+    return $bad
+}
+
 # make handout: no answers and no instructor's page in it, and its own
 # make test (host tier) passes.
 handout_ok() {
@@ -462,6 +473,10 @@ handout_ok() {
     rm -rf "$t" && mkdir -p "$t" && tar -C "$t" -xzf handout.tar.gz || return 1
     h=$(ls -d "$t"/*/)
     [ -f "$h/HANDOUT" ] && [ ! -e "$h/docs/instructor.md" ] || { echo "no HANDOUT, or the instructor's page is there"; return 1; }
+    if [ -e "$h/tests/classroom/solutions" ] || ls "$h"/docs/results/*-answers* >/dev/null 2>&1; then
+        echo "the questions' solutions or their measured answers are in the handout"
+        return 1
+    fi
     if grep -rq 'instructor\.md' "$h" --include='*.md'; then echo "a page still links to instructor.md"; return 1; fi
     (cd "$h" && for f in [0-9][0-9]_*/*.cu [0-9][0-9]_*/*.cuh; do awk -v mode=list -f tests/classroom/regions.awk "$f"; done) |
         awk -F'\t' '$5 == "written" { print "an answer is left in " $1 ":" $2; bad = 1 } END { exit bad }' || return 1
@@ -526,6 +541,7 @@ host_tier() {
     else
         skip "make docs (Doxygen, warnings are errors)" "doxygen is not installed; .ci/run installs it"
     fi
+    [ -f HANDOUT ] || queue 0 "the questions' solutions (tests/classroom/solutions) apply to the lesson code" solutions_apply
     run_queue "$JOBS"
     if [ ! -f HANDOUT ] && [ -z "${NO_HANDOUT_TEST:-}" ]; then
         queue 0 "make handout: no answers, no instructor's page; the handout's make test --host passes" handout_ok
