@@ -123,8 +123,10 @@ $(BUILD)/common/%.o: $(COMMON_DIR)/%.c $(BUILD)/flags
 
 # PTX of the chapter's kernel, where the tests look for its technique.
 ptx: $(BUILD)/kernel.ptx
+# -MMD: the PTX is remade when a header it includes changes (an exercise in
+# 01_naive/blocked.cuh, say), not only kernel.cu.
 $(BUILD)/kernel.ptx: kernel.cu $(BUILD)/flags
-	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -o $@ $<
+	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -MMD -MP -MF $@.d -o $@ $<
 
 # `make diff`: the lesson kernel against its parent's, which is the
 # technique this chapter adds (diff exits 1 when the files differ: not an
@@ -164,4 +166,4 @@ print-%:
 clean:
 	rm -rf build $(BIN)
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(BUILD)/kernel.ptx.d

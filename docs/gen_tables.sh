@@ -7,7 +7,9 @@
 #   <!-- results-table: docs/results/h100.csv chapter=01_naive m=4096 -->
 #   (generated lines)
 #   <!-- end results-table -->
-# Filters (all optional): chapter=, kernel=, m=. Rows keep the CSV's order;
+# Filters (all optional): chapter=, kernel=, m=, has= (rows whose knobs
+# contain the text: the solution patch that built them, in the answers
+# file). Rows keep the CSV's order;
 # "speedup" is over the first row (the parent chapter's kernel, in a
 # chapter's own table) when both have the same size; speedup=no
 # leaves the column out (for sweeps, which are not a progression).
@@ -27,7 +29,7 @@
 #   <!-- metrics-table: docs/results/h100-ncu.csv chapter=01_naive -->
 #   <!-- end metrics-table -->
 # size= names the problem size the profile ran at, for the caption
-# (default: "the default size").
+# (default: "the default size"); only=METRIC[,METRIC...] keeps those rows.
 #
 # The hardware each chapter needs comes from the chapter Makefiles (MIN_CC,
 # MIN_CC_FOR), so the README, the main page and the builds agree:
@@ -154,15 +156,16 @@ render() { # page -> stdout
         ;;
     esac
     awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fsp, funiq, fexcl, seen, line, f, rows, first, firstsize, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, seen, line, f, rows, first, firstsize, sp, caption, nf) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fsp = 1; funiq = 0; fexcl = ""
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; fsp = 1; funiq = 0; fexcl = ""
         split("", seen)
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "kernel") fkernel = kv[2]
             else if (kv[1] == "m") fm = kv[2]
+            else if (kv[1] == "has") fhas = kv[2]
             else if (kv[1] == "speedup") fsp = (kv[2] != "no")
             else if (kv[1] == "unique") funiq = (kv[2] == "kernel")
             else if (kv[1] == "exclude") fexcl = kv[2]
@@ -179,6 +182,7 @@ render() { # page -> stdout
             if (fchapter != "" && f[6] != fchapter) continue
             if (fkernel != "" && f[7] != fkernel) continue
             if (fm != "" && f[8] != fm) continue
+            if (fhas != "" && index(f[11], fhas) == 0) continue
             if (fexcl != "" && index("," fexcl ",", "," f[7] ",") > 0) continue
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
@@ -255,6 +259,7 @@ render() { # page -> stdout
         l["lts__t_sectors_srcunit_tex_op_read.sum"] = "L2 sectors read by SMs"
         l["l1tex__m_xbar2l1tex_read_bytes.sum"] = "bytes from L2 into SMs"
         l["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = "FFMAs (per thread)"
+        l["sm__sass_inst_executed_op_shared_ld.sum"] = "shared-memory load instructions"
         l["lts__t_bytes.sum"] = "L2 bytes"
         l["lts__t_sector_hit_rate.pct"] = "L2 hit rate"
         l["dram__bytes_read.sum"] = "DRAM bytes read"
@@ -268,14 +273,15 @@ render() { # page -> stdout
         if (u == "ns" || u == "byte" || u == "sector" || u == "cycle") return s " (" u ")"
         return s
     }
-    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
+    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, fonly, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""
+        file = a[1]; fchapter = ""; fonly = ""
         fsize = "the default size"
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "size") fsize = kv[2]
+            else if (kv[1] == "only") fonly = kv[2]
         }
         if ((getline line < file) <= 0) {
             print "<em>No profile yet: run `tests/profile.sh` on a GPU to create `" file "`.</em>"
@@ -284,6 +290,7 @@ render() { # page -> stdout
         nk = 0; nm = 0
         while ((getline line < file) > 0) {
             if (split(line, f, ",") < 7 || (fchapter != "" && f[3] != fchapter)) continue
+            if (fonly != "" && index("," fonly ",", "," f[5] ",") == 0) continue
             gpu = f[1]; commit = f[2]
             if (!(f[4] in kseen)) { kseen[f[4]] = 1; kname[++nk] = f[4] }
             if (!(f[5] in mseen)) { mseen[f[5]] = 1; mname[++nm] = f[5]; unit[f[5]] = f[6] }
@@ -320,7 +327,7 @@ render() { # page -> stdout
             print row
         }
         print ""
-        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`tests/profile.sh`). Metrics: " legend ".</em>"
+        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : "tests/profile.sh") "`). Metrics: " legend ".</em>"
         split("", kseen); split("", mseen); split("", val)
     }
     # The cost of tracing (tests/trace.sh): per chapter, the default build, the
