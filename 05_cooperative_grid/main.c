@@ -9,6 +9,7 @@
  *                  ./run --iters 100 --elements 4194304
  *                  ./run --blocks 100000     more blocks than can be resident: refused, exit 3
  *                  ./run --no-coop           the fallback path (as on a GPU without cooperative launch)
+ *                  ./run --only groups,reduce,jacobi   the Cooperative Groups demonstrations (groups.cu)
  * Options:         ./run --help
  */
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "../common/matrix.h"
 #include "../common/runner.h"
 #include "../04_persistent/graph.h" /* graph_capture(), taught in chapter 04 */
+#include "groups.h" /* the Cooperative Groups demonstrations */
 #include "kernel.h"
 
 #define CHAPTER "05_cooperative_grid" /**< folder name, in messages and the CSV */
@@ -301,12 +303,15 @@ int main(int argc, char **argv)
         {"blocks", "grid size (0: the most blocks that can be resident at once)", 0, 1000000, 0},
         {"no-coop", "do not use cooperative launches (the fallback path)", 0, 0, 0},
         {"divergent-sync", "block 0 skips a grid.sync(): the deadlock, caught by the watchdog", 0, 0, 0},
+        {"reduce-elements", "floats summed by the reductions (--only reduce)", 1, 1L << 28, 1L << 24},
+        {"jacobi-side", "side of the Jacobi grid (--only jacobi)", 3, 16384, 4096},
+        {"jacobi-iters", "Jacobi sweeps", 1, 100000, 100},
     };
     int rc, coop_attr = 0, coop, ok = 1, blocks, per_sm2, max2;
 
     options_defaults(&env.o);
     env.o.mnk = 0; /* no matrices here: --elements instead of --m/--n/--k */
-    env.o.names = "two_stage softmax sync"; /* the parts, for --only */
+    env.o.names = "two_stage softmax sync groups reduce jacobi"; /* the parts, for --only */
     env.o.extra = extras;
     env.o.nextra = (int)(sizeof extras / sizeof extras[0]);
     rc = chapter_parse(&env, argc, argv, CHAPTER, TITLE);
@@ -374,6 +379,9 @@ int main(int argc, char **argv)
     if (options_selects(&env.o, "two_stage")) ok = two_stage_section(&s, coop) && ok;
     if (options_selects(&env.o, "softmax")) ok = softmax_section(&s, coop) && ok;
     if (options_selects(&env.o, "sync")) sync_section(&s, coop, blocks > 0);
+    ok = groups_demo(&env, coop, s.n, (int)options_extra_value(&env.o, "reduce-elements"),
+                     (int)options_extra_value(&env.o, "jacobi-side"),
+                     (int)options_extra_value(&env.o, "jacobi-iters")) && ok;
 
     CUDA_CHECK(cudaFree(s.b0));
     CUDA_CHECK(cudaFree(s.a));

@@ -213,8 +213,12 @@ static int check_exchange(void *state, const char *name, const char *when)
 static int exchange_section(chapter_env *env)
 {
     exchange_state x;
-    report_row rows[2];
-    char knobs[2][96];
+    static const char *names[3] = {"exchange_dsmem", "exchange_dsmem_split", "exchange_global"};
+    static const char *ways[3] = {"dsmem_store+cluster.sync", "dsmem_store+barrier_arrive/wait",
+                                  "global_store+flag(release/acquire)"};
+    static const int dsmem[3] = {1, 2, 0};
+    report_row rows[3];
+    char knobs[3][96];
     int i, ok = 1;
     const double msg_bytes = XCHG_FLOAT4S * 16.0;
 
@@ -222,6 +226,7 @@ static int exchange_section(chapter_env *env)
     x.out = env->out;
     x.a.blocks = env->dev.sms / 2 * 2;
     x.a.iters = (int)options_extra_value(&env->o, "rounds");
+    x.a.divergent = (int)options_extra_value(&env->o, "divergent-cluster-sync");
     x.herr = xmalloc((size_t)x.a.blocks * sizeof(int));
     x.hrounds = xmalloc((size_t)x.a.blocks * sizeof(int));
     CUDA_CHECK(cudaMalloc((void **)&x.a.errors, (size_t)x.a.blocks * sizeof(int)));
@@ -231,24 +236,25 @@ static int exchange_section(chapter_env *env)
 
     fprintf(env->out, "\nexchange: %d blocks in pairs (clusters of 2), each sends its partner %.0f KB per round, %d rounds\n",
             x.a.blocks, msg_bytes / 1024, x.a.iters);
-    for (i = 0; i < 2; ++i) {
-        x.a.dsmem = i == 0;
-        snprintf(knobs[i], sizeof knobs[i], "%s message_bytes=%.0f blocks=%d",
-                 i == 0 ? "dsmem_store+cluster.sync" : "global_store+flag(release/acquire)", msg_bytes, x.a.blocks);
-        run_checked(env, i == 0 ? "exchange_dsmem" : "exchange_global", knobs[i], run_exchange, &x, poison_exchange,
-                    check_exchange, &x, &rows[i]);
+    if (x.a.divergent)
+        fprintf(env->out, "--divergent-cluster-sync: warp 0 of block 0 skips the last round's cluster.sync(); "
+                          "every thread of the cluster must reach it, so the others wait for it forever\n");
+    for (i = 0; i < 3; ++i) {
+        x.a.dsmem = dsmem[i];
+        snprintf(knobs[i], sizeof knobs[i], "%s message_bytes=%.0f blocks=%d", ways[i], msg_bytes, x.a.blocks);
+        run_checked(env, names[i], knobs[i], run_exchange, &x, poison_exchange, check_exchange, &x, &rows[i]);
         ok &= strcmp(rows[i].verified, "NO") != 0;
     }
     fprintf(env->out, "\n");
-    report_demo_table(env->out, rows, 2, x.a.iters, "round");
-    for (i = 0; i < 2; ++i)
+    report_demo_table(env->out, rows, 3, x.a.iters, "round");
+    for (i = 0; i < 3; ++i)
         fprintf(env->out, "  %-16s %8.1f GB/s received in all (%.2f GB/s per block)\n", rows[i].kernel,
                 msg_bytes * x.a.blocks * x.a.iters / (rows[i].t.median * 1e-3) / 1e9,
                 msg_bytes * x.a.iters / (rows[i].t.median * 1e-3) / 1e9);
     env->ctx.m = x.a.iters;
     env->ctx.n = (long)msg_bytes * x.a.blocks; /* bytes received per round, all blocks */
     env->ctx.k = 0;
-    chapter_emit(env, rows, 2);
+    chapter_emit(env, rows, 3);
     CUDA_CHECK(cudaFree(x.a.errors));
     CUDA_CHECK(cudaFree(x.a.rounds));
     CUDA_CHECK(cudaFree(x.a.flags));

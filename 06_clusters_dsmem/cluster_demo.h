@@ -33,7 +33,9 @@ cudaError_t launch_reduce_dsmem(const int *x, long n, unsigned long long *sum, i
 
 /** @brief One run of the exchange: pairs of blocks swap 16 KB messages for @p iters rounds. */
 typedef struct {
-    int dsmem;   /**< 1: through the partner's shared memory; 0: through global memory */
+    int dsmem;   /**< 1: through the partner's shared memory, cluster.sync(); 2: the same with the
+                      barrier split (arrive, other work, wait); 0: through global memory */
+    int divergent; /**< 1 (with dsmem 1): warp 0 of block 0 skips the last round's cluster.sync() */
     int blocks;  /**< blocks (even: clusters of 2) */
     int iters;   /**< rounds */
     int *errors; /**< per block: threads that received a wrong element (0 when correct) */

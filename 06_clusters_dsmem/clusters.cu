@@ -186,7 +186,7 @@ __device__ __forceinline__ int wrong(float4 got, int b, int it, int j)
  *        block b's threads that saw a wrong one, rounds[b] the rounds it ran.
  */
 //! [exchange_dsmem]
-__global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *errors, int *rounds)
+__global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *errors, int *rounds, int divergent)
 {
     __shared__ float4 inbox[2][XCHG_FLOAT4S]; /* two rounds in flight: write one, read the other */
     cg::cluster_group cluster = cg::this_cluster();
@@ -202,6 +202,7 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
         /* Publishes this round's messages; and since the partner passed the
          * previous round's barrier only after reading inbox[b ^ 1] ... round
          * it+1 may overwrite what was read in round it-1. */
+        if (divergent && blockIdx.x == 0 && threadIdx.x < 32 && it == iters - 1) continue; /* never do this */
         cluster.sync();
         for (int j = threadIdx.x; j < XCHG_FLOAT4S; j += XCHG_THREADS) bad += wrong(inbox[b][j], from, it, j);
     }
@@ -213,6 +214,47 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
     }
 }
 //! [exchange_dsmem]
+
+/**
+ * @brief exchange_dsmem() with the cluster barrier split in its two halves:
+ *        `barrier_arrive()` as soon as this round's message is written (a
+ *        release: it publishes the writes), `barrier_wait()` only when the
+ *        partner's message is needed (an acquire). Between them goes work
+ *        that depends on neither: here, computing the next round's message
+ *        into registers, which exchange_dsmem() does before its barrier.
+ *        The received message is read after the wait, as there: reading it
+ *        between the halves would race with the partner's next write.
+ */
+//! [exchange_split]
+__global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem_split(int iters, int *errors, int *rounds)
+{
+    static_assert(XCHG_FLOAT4S % XCHG_THREADS == 0, "each thread sends the same number of float4");
+    constexpr int PER_THREAD = XCHG_FLOAT4S / XCHG_THREADS;
+    __shared__ float4 inbox[2][XCHG_FLOAT4S];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned peer = cluster.block_rank() ^ 1;
+    float4 *peer_inbox = cluster.map_shared_rank(&inbox[0][0], peer);
+    const int from = (int)(blockIdx.x ^ 1);
+    float4 next[PER_THREAD];
+    int bad = 0;
+    for (int l = 0; l < PER_THREAD; ++l) next[l] = message(blockIdx.x, 0, threadIdx.x + l * XCHG_THREADS);
+    cluster.sync();
+    for (int it = 0; it < iters; ++it) {
+        const int b = it & 1;
+        for (int l = 0; l < PER_THREAD; ++l) peer_inbox[b * XCHG_FLOAT4S + threadIdx.x + l * XCHG_THREADS] = next[l];
+        auto token = cluster.barrier_arrive(); /* this round's message is written */
+        for (int l = 0; l < PER_THREAD; ++l) next[l] = message(blockIdx.x, it + 1, threadIdx.x + l * XCHG_THREADS);
+        cluster.barrier_wait(std::move(token)); /* the partner's is */
+        for (int j = threadIdx.x; j < XCHG_FLOAT4S; j += XCHG_THREADS) bad += wrong(inbox[b][j], from, it, j);
+    }
+    cluster.sync();
+    bad = __syncthreads_count(bad);
+    if (threadIdx.x == 0) {
+        errors[blockIdx.x] = bad;
+        rounds[blockIdx.x] = iters;
+    }
+}
+//! [exchange_split]
 
 /**
  * @brief The same exchange through global memory: each block writes its
@@ -258,8 +300,10 @@ cudaError_t launch_exchange(const exchange_args *a, cudaStream_t stream)
     cudaLaunchAttribute attr;
     cudaError_t err;
     cluster_config(&cfg, &attr, a->blocks, XCHG_THREADS, 2, stream);
-    if (a->dsmem) {
-        err = cudaLaunchKernelEx(&cfg, exchange_dsmem, a->iters, a->errors, a->rounds);
+    if (a->dsmem == 1) {
+        err = cudaLaunchKernelEx(&cfg, exchange_dsmem, a->iters, a->errors, a->rounds, a->divergent);
+    } else if (a->dsmem == 2) {
+        err = cudaLaunchKernelEx(&cfg, exchange_dsmem_split, a->iters, a->errors, a->rounds);
     } else {
         if ((err = cudaMemsetAsync(a->flags, 0, (size_t)a->blocks * sizeof(int), stream)) != cudaSuccess)
             return err;

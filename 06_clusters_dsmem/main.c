@@ -32,6 +32,7 @@ int main(int argc, char **argv)
         {"rounds", "rounds of the block-to-block exchange", 1, 1000000, 1000},
         {"pings", "round trips of the ping-pong", 1, 10000000, 10000},
         {"bad-cluster-grid", "launch 6 blocks in clusters of 4 (the pitfall: refused, exit 4)", 0, 0, 0},
+        {"divergent-cluster-sync", "a warp skips a cluster.sync() in the exchange: the deadlock, caught by the watchdog", 0, 0, 0},
     };
     const gemm_chapter chapter = {
         .chapter = "06_clusters_dsmem",

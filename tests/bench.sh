@@ -74,7 +74,7 @@ for ch in $CHAPTERS; do
             echo "   $a"
             # shellcheck disable=SC2046
             run_csv "tests/build/logs/bench-$ch-$(echo "$a" | tr -c 'A-Za-z0-9_.-' '_').log" "$tmp.main" \
-                "$prog" $(echo "$a" | tr ',' ' ')
+                "$prog" $(case_words "$a")
         done
         continue
     fi

@@ -42,6 +42,11 @@ gpu_slug() {
     echo "${s:-gpu}"
 }
 
+# case_words CASE: a case's arguments, one per line-separated word. Cases
+# (GPU_CASES, QUICK_CASES, BENCH_ARGS, ...) are comma-separated words; a '+'
+# stands for a comma inside one argument (--only=groups+reduce).
+case_words() { echo "$1" | tr ',' ' ' | tr '+' ','; }
+
 # bench_build CHAPTER [SETTING]: build the chapter (or a knob setting of it)
 # under tests/build/bench, leaving the user's own build alone; prints the program.
 bench_build() {

@@ -561,7 +561,7 @@ queue_cases() { # chapter cases...
     shift
     for c in "$@"; do
         # shellcheck disable=SC2046
-        queue 0 "$ch: $c verified" "$ch/run" --reps 3 --warmup 1 $(echo "$c" | tr ',' ' ')
+        queue 0 "$ch: $c verified" "$ch/run" --reps 3 --warmup 1 $(case_words "$c")
     done
 }
 
@@ -661,7 +661,7 @@ full_gpu_tier() {
         for c in "${GPU_EXIT_CASES[@]}"; do
             code=${c%%:*} args=${c#*:}
             # shellcheck disable=SC2046
-            queue "$code" "$ch: $args -> exit $code" "$ch/run" --warmup 0 --reps 1 $(echo "$args" | tr ',' ' ')
+            queue "$code" "$ch: $args -> exit $code" "$ch/run" --warmup 0 --reps 1 $(case_words "$args")
         done
         for v in "${BENCH_VARIANTS[@]}"; do
             for shape in 127x255x63 1000x1000x1000 4097x4095x4099; do

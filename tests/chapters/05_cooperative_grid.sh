@@ -9,15 +9,26 @@ QUICK_SANITIZER=memcheck
 
 # Not a GEMM: no matrix shapes; these cases instead (comma-separated arguments)
 GEMM=0
-GPU_CASES=(--elements=1 --elements=17,--iters=7 --elements=1000,--blocks=1 --elements=4097,--blocks=7
-           --elements=1000000,--iters=10 --no-coop,--elements=4097 --elements=16777216,--iters=3,--reps=2)
-QUICK_CASES=(--elements=17,--iters=7 --elements=4097,--blocks=7 --no-coop,--elements=4097)
+# (the Cooperative Groups parts, groups.cu, at small and odd sizes: a tour of
+# one thread, a sum of one float, a Jacobi grid with one interior cell)
+SMALL=--reduce-elements=5000,--jacobi-side=67,--jacobi-iters=5
+GPU_CASES=(--elements=1,$SMALL --elements=17,--iters=7,$SMALL --elements=1000,--blocks=1,--only=two_stage+softmax+sync
+           --elements=4097,--blocks=7,--only=two_stage+softmax+sync --elements=1000000,--iters=10,$SMALL
+           --no-coop,--elements=4097,$SMALL --elements=16777216,--iters=3,--reps=2,--only=two_stage+softmax+sync
+           --only=groups+reduce+jacobi,--elements=1,--reduce-elements=1,--jacobi-side=3,--jacobi-iters=1
+           --only=groups+reduce+jacobi,--elements=4097,--reduce-elements=1000003,--jacobi-side=1001,--jacobi-iters=7
+           --only=reduce+jacobi,--reps=3)
+QUICK_CASES=(--elements=17,--iters=7,$SMALL --elements=4097,--blocks=7,--only=two_stage+softmax+sync
+             --no-coop,--elements=4097,$SMALL
+             --only=groups+reduce+jacobi,--elements=4097,--reduce-elements=1000003,--jacobi-side=1001,--jacobi-iters=7)
 GPU_EXIT_CASES=(3:--blocks=1000000 5:--divergent-sync,--only=two_stage,--iters=3,--timeout=3)
-SANITIZE_ARGS=(--elements 5000 --iters 3)
+SANITIZE_ARGS=(--elements 5000 --iters 3 --reduce-elements 5000 --jacobi-side 67 --jacobi-iters 5)
 
 # make bench: these argument sets (--blocks=132: one block per SM on an H100)
 BENCH_KERNEL=cooperative
-BENCH_ARGS=(--blocks=132 --elements=4194304,--iters=100 --elements=67108864,--iters=10)
+# (the default run has the Cooperative Groups parts; these sets leave them out)
+BENCH_ARGS=(--blocks=132,--only=two_stage+softmax+sync --elements=4194304,--iters=100,--only=two_stage+softmax+sync
+            --elements=67108864,--iters=10,--only=two_stage+softmax+sync)
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test

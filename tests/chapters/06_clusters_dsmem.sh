@@ -14,7 +14,7 @@ SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_fenced,cublas)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --elements 100000 --rounds 20 --pings 100)
 GPU_CASES=(--elements=1,--only=clusters --elements=1000003,--rounds=3,--pings=5,--only=clusters)
 QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
-GPU_EXIT_CASES=(4:--bad-cluster-grid,--only=clusters)
+GPU_EXIT_CASES=(4:--bad-cluster-grid,--only=clusters 5:--divergent-cluster-sync,--only=clusters,--rounds=3,--timeout=3)
 
 BENCH_KERNEL=cluster
 BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8,PRODUCER_WARPS=4 PRODUCER_WARPS=4)
