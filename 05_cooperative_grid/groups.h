@@ -43,7 +43,7 @@ cudaError_t groups_coop_blocks(int which, int *blocks);
 /** @brief *total = sum of x (n elements) on @p grid blocks; partial: grid floats (unused by atomics). */
 cudaError_t launch_sum(sum_way way, int n, const float *x, float *partial, float *total, int grid,
                        cudaStream_t stream);
-/** @brief @p iters Jacobi sweeps of an n x n grid, one launch each, u -> v -> u ... */
+/** @brief @p iters Jacobi sweeps of an n x n grid, one launch of @p grid blocks each (a block per row: n - 2), u -> v -> u ... */
 cudaError_t launch_jacobi_launches(int n, int iters, float *u, float *v, int grid, cudaStream_t stream);
 /** @brief The same sweeps in one cooperative launch, grid.sync() between them. */
 cudaError_t launch_jacobi_cooperative(int n, int iters, float *u, float *v, int grid, cudaStream_t stream);

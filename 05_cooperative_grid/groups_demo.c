@@ -474,10 +474,9 @@ int groups_demo(chapter_env *e, int coop, int n_tour, int n_reduce, int side, in
 
     if (options_selects(&e->o, "jacobi")) {
         const size_t cells = (size_t)side * side;
-        const long interior = side > 2 ? (long)(side - 2) * (side - 2) : 0;
         s.side = side;
         s.iters = iters;
-        s.jgrid = interior > 0 ? (int)((interior + GROUPS_THREADS - 1) / GROUPS_THREADS) : 1; /* a thread per cell */
+        s.jgrid = side > 2 ? side - 2 : 1; /* a block per interior row */
         CUDA_CHECK(groups_coop_blocks(1, &s.jcoop_grid));
         s.hu0 = xmalloc(cells * sizeof(float));
         s.hwant = xmalloc(cells * sizeof(float));

@@ -205,7 +205,7 @@ static int check_exchange(void *state, const char *name, const char *when)
     CUDA_CHECK(cudaMemcpy(x->herr, x->a.errors, (size_t)x->a.blocks * sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(x->hrounds, x->a.rounds, (size_t)x->a.blocks * sizeof(int), cudaMemcpyDeviceToHost));
     for (b = 0; b < x->a.blocks; ++b) bad += x->herr[b] != 0 || x->hrounds[b] != x->a.iters;
-    fprintf(x->out, "  %-16s %-12s %s  %d blocks x %d rounds, every element of every message %s\n", name, when,
+    fprintf(x->out, "  %-20s %-12s %s  %d blocks x %d rounds, every element of every message %s\n", name, when,
             bad ? "FAILED" : "PASSED", x->a.blocks, x->a.iters, bad ? "NOT as sent" : "as sent");
     return bad == 0;
 }
@@ -248,7 +248,7 @@ static int exchange_section(chapter_env *env)
     fprintf(env->out, "\n");
     report_demo_table(env->out, rows, 3, x.a.iters, "round");
     for (i = 0; i < 3; ++i)
-        fprintf(env->out, "  %-16s %8.1f GB/s received in all (%.2f GB/s per block)\n", rows[i].kernel,
+        fprintf(env->out, "  %-20s %8.1f GB/s received in all (%.2f GB/s per block)\n", rows[i].kernel,
                 msg_bytes * x.a.blocks * x.a.iters / (rows[i].t.median * 1e-3) / 1e9,
                 msg_bytes * x.a.iters / (rows[i].t.median * 1e-3) / 1e9);
     env->ctx.m = x.a.iters;
