@@ -263,10 +263,11 @@ static cudaError_t run_sum(void *p, cudaStream_t st)
 static int reduce_section(groups_state *s)
 {
     static const char *bnames[4] = {"block_reduce_tree", "block_reduce_shfl", "block_reduce_cg32", "block_reduce_cg8"};
-    static const char *bknobs[4] = {"shared-memory tree, __syncthreads() per level",
-                                    "__shfl_down_sync by hand, then warp 0",
-                                    "tiled_partition<32> + cg::reduce, then tile 0",
-                                    "tiled_partition<8> + cg::reduce, then warp 0"};
+    /* (no commas: the knobs are a CSV field) */
+    static const char *bknobs[4] = {"shared-memory tree: __syncthreads() per level",
+                                    "__shfl_down_sync by hand; then warp 0",
+                                    "tiled_partition<32> + cg::reduce; then tile 0",
+                                    "tiled_partition<8> + cg::reduce; then warp 0"};
     static const char *snames[3] = {"sum_two_kernels", "sum_cooperative", "sum_atomic"};
     chapter_env *e = s->env;
     report_row rows[4];

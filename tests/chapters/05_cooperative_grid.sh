@@ -26,9 +26,11 @@ SANITIZE_ARGS=(--elements 5000 --iters 3 --reduce-elements 5000 --jacobi-side 67
 
 # make bench: these argument sets (--blocks=132: one block per SM on an H100)
 BENCH_KERNEL=cooperative
-# (the default run has the Cooperative Groups parts; these sets leave them out)
+# (the default run has the Cooperative Groups parts; these sets leave them
+# out, but for a Jacobi grid small enough that a sweep is as short as a launch)
 BENCH_ARGS=(--blocks=132,--only=two_stage+softmax+sync --elements=4194304,--iters=100,--only=two_stage+softmax+sync
-            --elements=67108864,--iters=10,--only=two_stage+softmax+sync)
+            --elements=67108864,--iters=10,--only=two_stage+softmax+sync
+            --only=jacobi,--jacobi-side=1024,--jacobi-iters=1000 --only=jacobi,--jacobi-side=256,--jacobi-iters=1000)
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
