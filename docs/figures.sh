@@ -95,7 +95,7 @@ figure barrier docs/results/h100.csv docs/figures/bars.gp -- demo_chart barrier 
     docs/results/h100.csv 05_cooperative_grid 1000 0 sync_empty_launches sync_empty_graph sync_grid
 figure exchange docs/results/h100.csv docs/figures/bars.gp -- demo_chart exchange \
     "Blocks exchanging data: DSMEM against global memory (chapter 06)" "microseconds per round" lin \
-    docs/results/h100.csv 06_clusters_dsmem 1000 2162688 exchange_dsmem exchange_global
+    docs/results/h100.csv 06_clusters_dsmem 1000 2162688 exchange_dsmem exchange_dsmem_split exchange_global
 
 # Timelines from the committed traces (docs/traces/*.csv, make traces).
 # Each kind of step has one colour on every page.
