@@ -2,19 +2,39 @@
  * @file 04_persistent/main.c
  * @brief Chapter 04: 1,000 uneven tasks run one launch at a time, as a
  *        replayed CUDA Graph, as one batched launch and by a persistent
- *        kernel with an atomic work queue; then chapter 03's GEMM against
- *        its persistent version, and cuBLAS.
+ *        kernel with an atomic work queue; tasks that create tasks, run a
+ *        depth per launch and by a persistent queue; then chapter 03's GEMM
+ *        against its persistent version, and cuBLAS.
  *
  * Build and run:   make chapter-04 && ./run
  *                  make chapter-04 GROUP=1 STORER_WARPS=4 PRODUCER_WARPS=4 && ./run
  *                  ./run --tasks 10000 --only tasks     the task queue only
  *                  ./run --skip-reset --only tasks      the counter pitfall: FAILED, exit 1
+ *                  ./run --only spawn                   tasks that create tasks (spawn.cu)
  * Options:         ./run --help
  */
 #include "../03_warp_specialized/kernel.h"
 #include "kernel.h"
+#include "spawn.h"
 #include "tasks.h"
 #include "variants.h"
+
+#include "../common/exit_codes.h"
+
+/* The two queue demonstrations, each when --only selects it (or no --only). */
+static int queue_demos(chapter_env *env)
+{
+    int rc = EXIT_VERIFIED, r;
+    if (options_selects(&env->o, "tasks")) {
+        r = tasks_demo(env);
+        if (r != EXIT_VERIFIED) rc = r;
+    }
+    if (options_selects(&env->o, "spawn") && (rc == EXIT_VERIFIED || rc == EXIT_VERIFY_FAILED)) {
+        r = spawn_demo(env);
+        if (r != EXIT_VERIFIED) rc = r;
+    }
+    return rc;
+}
 
 /** @brief The task demonstration, then chapter 03's kernel, this chapter's kernel and its variants, and cuBLAS. */
 int main(int argc, char **argv)
@@ -30,6 +50,8 @@ int main(int argc, char **argv)
     option_extra extras[] = {
         {"tasks", "number of tasks in the task-queue demonstration", 1, 100000, 1000},
         {"skip-reset", "do not reset the persistent kernel's task counter (shows the pitfall)", 0, 0, 0},
+        {"spawn-roots", "roots of the tasks-that-create-tasks tree", 1, 1000000, 2048},
+        {"spawn-depth", "deepest level of that tree", 0, 10000, 200},
     };
     const gemm_chapter chapter = {
         .chapter = "04_persistent",
@@ -38,8 +60,8 @@ int main(int argc, char **argv)
         .count = COUNT_OF(kernels),
         .extras = extras,
         .nextras = COUNT_OF(extras),
-        .demo = tasks_demo, /* runs first, as --only tasks */
-        .demo_name = "tasks",
+        .demo = queue_demos, /* run first, as --only tasks and --only spawn */
+        .demo_name = "tasks spawn",
     };
     return gemm_chapter_main(argc, argv, &chapter);
 }

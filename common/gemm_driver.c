@@ -214,8 +214,8 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
     }
     chapter_start(&env, ch->chapter, ch->title);
 
-    /* A chapter's other demonstration (chapter 04's task queue) comes first. */
-    if (ch->demo != NULL && options_selects(o, ch->demo_name)) {
+    /* A chapter's other demonstrations (chapter 04's task queues) come first. */
+    if (ch->demo != NULL && options_selects_any(o, ch->demo_name)) {
         rc = ch->demo(&env);
         if (rc != EXIT_VERIFIED) all_ok = 0;
         if (rc != EXIT_VERIFIED && rc != EXIT_VERIFY_FAILED) return rc;

@@ -67,7 +67,7 @@ typedef struct {
     int nextras;                /**< number of entries in @p extras */
     /** @brief Another demonstration run before the GEMMs (NULL: none); returns an exit code. */
     int (*demo)(chapter_env *env);
-    const char *demo_name;      /**< its name for --only (e.g. "tasks") */
+    const char *demo_name;      /**< its names for --only, space-separated (e.g. "tasks spawn"); it runs if any is selected */
 } gemm_chapter;
 
 /**

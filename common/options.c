@@ -332,6 +332,21 @@ int options_selects(const options *o, const char *name)
     return 0;
 }
 
+int options_selects_any(const options *o, const char *names)
+{
+    char word[64];
+    while (*names) {
+        const size_t l = strcspn(names, " ");
+        if (l > 0 && l < sizeof word) {
+            memcpy(word, names, l);
+            word[l] = '\0';
+            if (options_selects(o, word)) return 1;
+        }
+        names += l + (names[l] == ' ');
+    }
+    return 0;
+}
+
 long options_extra_value(const options *o, const char *name)
 {
     int e;

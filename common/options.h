@@ -89,6 +89,9 @@ void options_print_help(FILE *f, const char *prog, const options *o);
  */
 int options_selects(const options *o, const char *name);
 
+/** @brief Whether any of the space-separated @p names is selected by `--only`. */
+int options_selects_any(const options *o, const char *names);
+
 /** @brief The value of the chapter's option @p name (its default when not given); aborts if unknown. */
 long options_extra_value(const options *o, const char *name);
 

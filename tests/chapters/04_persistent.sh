@@ -10,11 +10,14 @@ QUICK_SANITIZER=racecheck
 # The GEMM shape tests leave the task demonstration out; the sanitizers
 # run both parts, with fewer tasks.
 SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,cublas)
-SANITIZE_ARGS=(--m 130 --n 200 --k 70 --tasks 50)
+SANITIZE_ARGS=(--m 130 --n 200 --k 70 --tasks 50 --spawn-roots 20 --spawn-depth 30)
 # Cases beyond the GEMM shapes: task counts (comma-separated arguments)...
+# (spawn: a single task; a few narrow trees up to 1,000 deep; many shallow ones)
 GPU_CASES=(--tasks=1,--only=tasks --tasks=7,--only=tasks --tasks=1000,--only=tasks
-           --tasks=10000,--only=tasks,--reps=2)
-QUICK_CASES=(--tasks=7,--only=tasks)
+           --tasks=10000,--only=tasks,--reps=2
+           --only=spawn,--spawn-roots=1,--spawn-depth=0 --only=spawn,--spawn-roots=5,--spawn-depth=1000
+           --only=spawn,--spawn-roots=20000,--spawn-depth=20)
+QUICK_CASES=(--tasks=7,--only=tasks --only=spawn,--spawn-roots=5,--spawn-depth=1000)
 # ... and runs that must end with a given exit code (CODE:arguments)
 GPU_EXIT_CASES=(1:--skip-reset,--only=tasks,--tasks=100)
 
