@@ -62,9 +62,11 @@ __global__ void __launch_bounds__(SPAWN_THREADS) spawn_queue(spawn_args a)
     for (;;) {
         const int t = head.fetch_add(1, cuda::memory_order_relaxed);
         dev_int ready(a.ready[t]);
-        while (!ready.load(cuda::memory_order_acquire)) {
+        /* An idle worker polls with a growing pause: polling at full speed
+         * takes issue slots and L2 bandwidth from the workers with tasks. */
+        for (unsigned pause = 32; !ready.load(cuda::memory_order_acquire); pause = pause < 2048 ? 2 * pause : pause) {
             if (pending.load(cuda::memory_order_acquire) == 0) return; /* no task left anywhere */
-            __nanosleep(100);
+            __nanosleep(pause);
         }
         const spawn_node n = a.nodes[t];
         spawn_run(a, n);
@@ -115,13 +117,14 @@ extern "C" int spawn_threads(void)
 
 extern "C" cudaError_t spawn_queue_grid(int *blocks)
 {
-    int dev, sms, per_sm;
+    int dev, sms;
     cudaError_t err;
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spawn_queue, SPAWN_THREADS, 0)) != cudaSuccess)
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return err;
-    *blocks = per_sm * sms;
+    /* One block of workers per SM: more workers than the tree's widest
+     * depth here, and each one more only polls. */
+    *blocks = sms;
     return cudaSuccess;
 }
 
@@ -136,9 +139,8 @@ extern "C" cudaError_t launch_spawn_queue(const spawn_args *a, cudaStream_t stre
 {
     cudaError_t err = reset(a, stream);
     if (err != cudaSuccess) return err;
-    /* The grid need not fit at once (a worker that has not started holds no
-     * ticket, so nobody waits for it); it is the occupancy API's, so that
-     * every SM has workers. */
+    /* The grid need not fit at once: a worker that has not started holds no
+     * ticket, so nobody waits for it. */
     spawn_queue<<<a->grid, SPAWN_THREADS, 0, stream>>>(*a);
     return cudaGetLastError();
 }

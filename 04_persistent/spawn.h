@@ -99,7 +99,7 @@ cudaError_t launch_spawn_queue(const spawn_args *a, cudaStream_t stream);
 cudaError_t launch_spawn_levels_host(const spawn_args *a, cudaStream_t stream);
 /** @brief One launch per possible depth (max_depth + 1), no host round trip (capturable as a graph). */
 cudaError_t launch_spawn_levels_device(const spawn_args *a, cudaStream_t stream);
-/** @brief The queue kernel's resident grid (occupancy API x SMs). */
+/** @brief The grid of the queue kernel and of the level kernels: one block per SM. */
 cudaError_t spawn_queue_grid(int *blocks);
 /** @brief Threads per block of every spawn kernel. */
 int spawn_threads(void);
