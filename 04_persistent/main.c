@@ -50,8 +50,8 @@ int main(int argc, char **argv)
     option_extra extras[] = {
         {"tasks", "number of tasks in the task-queue demonstration", 1, 100000, 1000},
         {"skip-reset", "do not reset the persistent kernel's task counter (shows the pitfall)", 0, 0, 0},
-        {"spawn-roots", "roots of the tasks-that-create-tasks tree", 1, 1000000, 2048},
-        {"spawn-depth", "deepest level of that tree", 0, 10000, 200},
+        {"spawn-roots", "roots of the tasks-that-create-tasks tree", 1, 1000000, 64},
+        {"spawn-depth", "depth at which its nodes stop having children (the bound a launch per depth needs)", 0, 100000, 10000},
     };
     const gemm_chapter chapter = {
         .chapter = "04_persistent",

@@ -31,22 +31,34 @@ static int by_key(const void *p, const void *q)
     return x->result < y->result ? -1 : x->result > y->result;
 }
 
-/* The tree, breadth first, with every task's expected result (sorted by key). */
-static long build_tree(spawn_state *s, const spawn_node *roots, int nroots, int max_depth, long cap)
+/* Grow *p (of *cap elements of @p size) to hold at least @p need. */
+static void *grow(void *p, long *cap, long need, size_t size)
 {
-    spawn_node *level = xmalloc((size_t)cap * sizeof *level), *next = xmalloc((size_t)cap * sizeof *next);
-    long n = nroots, total = 0, i;
+    if (need <= *cap) return p;
+    while (*cap < need) *cap = *cap * 2 + 1024;
+    p = realloc(p, (size_t)*cap * size);
+    if (p == NULL) {
+        fprintf(stderr, "spawn: out of host memory\n");
+        exit(EXIT_UNSUPPORTED);
+    }
+    return p;
+}
+
+/* The tree, breadth first, with every task's expected result (sorted by key). */
+static long build_tree(spawn_state *s, const spawn_node *roots, int nroots, int max_depth)
+{
+    long cap_level = nroots, cap_next = 0, cap_want = 0, n = nroots, total = 0, i;
+    spawn_node *level = xmalloc((size_t)nroots * sizeof *level), *next = NULL, *tmp;
     int j;
     memcpy(level, roots, (size_t)nroots * sizeof *level);
+    s->want = NULL;
     s->depth = 0;
     while (n > 0) {
         long m = 0;
+        s->want = grow(s->want, &cap_want, total + n, sizeof *s->want);
+        next = grow(next, &cap_next, 2 * n, sizeof *next);
         for (i = 0; i < n; ++i) {
             const int kids = spawn_children(level[i].key, level[i].depth, max_depth);
-            if (total >= cap) {
-                fprintf(stderr, "spawn: the tree has more than %ld nodes\n", cap);
-                exit(EXIT_USAGE);
-            }
             s->want[total].key = level[i].key;
             s->want[total].result = spawn_work(level[i].key);
             ++total;
@@ -58,7 +70,8 @@ static long build_tree(spawn_state *s, const spawn_node *roots, int nroots, int 
             }
             if (level[i].depth > s->depth) s->depth = level[i].depth;
         }
-        memcpy(level, next, (size_t)m * sizeof *level);
+        tmp = level, level = next, next = tmp; /* the next depth becomes this one */
+        i = cap_level, cap_level = cap_next, cap_next = i;
         n = m;
     }
     free(level);
@@ -117,8 +130,6 @@ int spawn_demo(chapter_env *env)
     double capture_ms;
     const int nroots = (int)options_extra_value(o, "spawn-roots");
     const int max_depth = (int)options_extra_value(o, "spawn-depth");
-    /* a bound for the host's build; the device's queue gets the exact size */
-    const long cap = (long)nroots * (max_depth + 1) * 8 + 1024;
     int i, ok = 1;
 
     memset(&s, 0, sizeof s);
@@ -129,8 +140,7 @@ int spawn_demo(chapter_env *env)
         hroots[i].depth = 0;
         hroots[i].pad = 0;
     }
-    s.want = xmalloc((size_t)cap * sizeof *s.want);
-    s.total = build_tree(&s, hroots, nroots, max_depth, cap);
+    s.total = build_tree(&s, hroots, nroots, max_depth); /* the device's queue gets exactly this many slots */
     s.got = xmalloc((size_t)s.total * sizeof *s.got);
 
     s.a.nroots = nroots;

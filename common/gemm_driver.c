@@ -221,6 +221,11 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
         if (rc != EXIT_VERIFIED && rc != EXIT_VERIFY_FAILED) return rc;
     }
 
+    /* Only a demonstration selected (--only tasks): no GEMM, no reference. */
+    for (i = 0, nrows = 0; i < ch->count; ++i) nrows += options_selects(o, ch->kernels[i].name);
+    if (nrows == 0 && !options_selects(o, "cublas")) return chapter_finish(&env, all_ok);
+    nrows = 0;
+
     memset(&s, 0, sizeof s);
     s.env = &env;
     s.o = o;

@@ -5,7 +5,8 @@
 # its main kernel (BENCH_KERNEL) and cuBLAS at 8192^3, and every knob setting
 # in BENCH_VARIANTS at 4096^3 (tests/chapters/<chapter>.sh). Every row is
 # verified. A chapter that is not a GEMM (GEMM=0) runs its default and each
-# argument set in BENCH_ARGS instead. The builds go to tests/build/bench (in
+# argument set in BENCH_ARGS instead; a GEMM chapter also runs each set in
+# BENCH_DEMO_ARGS (its demonstrations at other settings). The builds go to tests/build/bench (in
 # parallel, first), so the user's own builds stay as they are.
 #
 # Writes  docs/results/<gpu>.csv           default builds
@@ -78,6 +79,13 @@ for ch in $CHAPTERS; do
         done
         continue
     fi
+    # a GEMM chapter's demonstrations at other settings (comma-separated words, as BENCH_ARGS)
+    for a in "${BENCH_DEMO_ARGS[@]}"; do
+        echo "   $a"
+        # shellcheck disable=SC2046
+        run_csv "tests/build/logs/bench-$ch-$(echo "$a" | tr -c 'A-Za-z0-9_.-' '_').log" "$tmp.main" \
+            "$prog" $(case_words "$a")
+    done
     run_csv "tests/build/logs/bench-$ch-8192.log" "$tmp.main" "$prog" --m 8192 --n 8192 --k 8192 \
         --only "$BENCH_KERNEL,cublas" --reps 10
     for v in "${BENCH_VARIANTS[@]}"; do

@@ -22,6 +22,8 @@ QUICK_CASES=(--tasks=7,--only=tasks --only=spawn,--spawn-roots=5,--spawn-depth=1
 GPU_EXIT_CASES=(1:--skip-reset,--only=tasks,--tasks=100)
 
 BENCH_KERNEL=persistent
+# spawn (tasks that create tasks) also on a wide tree whose depth bound is its depth
+BENCH_DEMO_ARGS=(--only=spawn,--spawn-roots=2048,--spawn-depth=200)
 BENCH_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 PRODUCER_WARPS=4
                 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
                 persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4)
