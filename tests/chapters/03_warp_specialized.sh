@@ -12,8 +12,6 @@ BENCH_VARIANTS=(PRODUCER_WARPS=1,STAGES=4 PRODUCER_WARPS=2,STAGES=4 PRODUCER_WAR
                 PRODUCER_WARPS=4,STAGES=3 PRODUCER_WARPS=4,STAGES=4 PRODUCER_WARPS=4,STAGES=6
                 PRODUCER_WARPS=8,STAGES=4 PRODUCER_WARPS=8,STAGES=6 PRODUCER_WARPS=4,STAGES=4,BK=16
                 PRODUCER_WARPS=1,STAGES=2,MIN_BLOCKS=2,BK=16
-                PRODUCER_WARPS=16,STAGES=4 PRODUCER_WARPS=2,STAGES=2,MIN_BLOCKS=2,BK=16
-                PRODUCER_WARPS=4,STAGES=2,MIN_BLOCKS=2,BK=16
                 warp_specialized_storer:PRODUCER_WARPS=4,STORER_WARPS=4)
 # make test-gpu also runs these under memcheck and racecheck (the default
 # build's storer variant, with one storer warp, runs under all four tools)
