@@ -122,8 +122,8 @@ extern "C" cudaError_t spawn_queue_grid(int *blocks)
     if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return err;
-    /* One block of workers per SM: more workers than the tree's widest
-     * depth here, and each one more only polls. */
+    /* One block of workers per SM: a worker with no task only polls, and
+     * the pollers take issue slots and L2 bandwidth from the others. */
     *blocks = sms;
     return cudaSuccess;
 }

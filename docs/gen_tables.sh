@@ -187,7 +187,7 @@ render() { # page -> stdout
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
             if (rows == 0) {
-                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : "make bench") "`)."
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" made_by(file) "`)."
                 if (funiq) caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] "; each row from its own chapter'"'"'s run (commit and date in `" file "`, `make bench`); % of cuBLAS is against cuBLAS in that same run."
                 print "| kernel | knobs | M x N x K | median ms (min - max) | TFLOP/s | % of cuBLAS |" (fsp ? " speedup vs " f[7] " |" : "") " verified |"
                 first = f[12]; firstsize = f[8] "x" f[9] "x" f[10]
@@ -229,7 +229,7 @@ render() { # page -> stdout
             if (fn != "" && f[9] != fn) continue
             if (fhas != "" && index(f[11], fhas) == 0) continue
             if (rows == 0) {
-                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : "make bench") "`)."
+                caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" made_by(file) "`)."
                 print "| way | settings | " per ((per ~ /(s|sh|ch|x)$/) ? "es" : "s") " (count) | n | median ms (min - max) | us per " per " | speedup vs first row | verified |"
                 print "|---|---|---|---|---|---|---|---|"
                 first = f[12]
@@ -241,6 +241,13 @@ render() { # page -> stdout
         close(file)
         if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
         else { print ""; print "<em>" caption "</em>" }
+    }
+    # The script that writes a results file, for the captions.
+    function made_by(file) {
+        if (file ~ /-answers/) return "tests/classroom/answers.sh"
+        if (file ~ /-warps/) return "tests/warps_sweep.sh"
+        if (file ~ /-storer/) return "tests/storer_sweep.sh"
+        return "make bench"
     }
     # A metric'"'"'s row label, in words, with its unit.
     function metric_label(m, u,    s, l) {
