@@ -26,6 +26,8 @@ int main(int argc, char **argv)
         {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
         /* variants.cu: the consumers' releases with a cluster-scope fence (see the page) */
         {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
+        /* variants.cu: the source's "leader loads, followers read through DSMEM" */
+        {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
     };
     option_extra extras[] = {
         {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},

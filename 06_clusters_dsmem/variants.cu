@@ -1,11 +1,15 @@
 /**
  * @file 06_clusters_dsmem/variants.cu
- * @brief Chapter 06's measured alternative to its lesson kernel:
+ * @brief Chapter 06's measured alternatives to its lesson kernel:
  *  - gemm_cluster_fenced: the consumers release each stage with a
  *    cluster-scope release (`mbarrier.arrive.release.cluster`, a fence per
  *    arrival) instead of a reader's arrive. The page measures what the
  *    reader's arrive saves here, where the producers' own fences dominate,
  *    and chapter 07 what it saves where nothing else fences.
+ *  - gemm_cluster_leader: the source's pattern, "the leader loads, the
+ *    followers read through DSMEM": block rank 0 loads the whole A tile
+ *    into its own shared memory only, and every consumer of the cluster
+ *    reads A from there; each block loads its own B tile.
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -23,6 +27,9 @@
 extern "C" const char gemm_cluster_fenced_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
     " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER);
+extern "C" const char gemm_cluster_leader_knobs[] =
+    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
+    " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) " leader_loads_A";
 
 namespace cg = cooperative_groups;
 
@@ -110,5 +117,115 @@ extern "C" cudaError_t launch_gemm_cluster_fenced(int M, int N, int K, const flo
     if (err != cudaSuccess) return err;
     cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream);
     err = cudaLaunchKernelEx(&cfg, gemm_cluster_fenced, M, N, K, A, B, C);
+    return err != cudaSuccess ? err : cudaGetLastError();
+}
+
+#define LEADER_A_LOADS (BM * BK / 4 / PRODUCER_THREADS) /**< float4 loads of the whole A tile per producer thread */
+static_assert((BM * BK / 4) % PRODUCER_THREADS == 0, "the producer threads must split the A tile evenly");
+
+/**
+ * @brief The leader loads, the followers read: rank 0's producers load the
+ *        whole A tile into rank 0's ring only; every block's producers load
+ *        its own B tile; every consumer reads A from rank 0's shared memory
+ *        (DSMEM, through a generic pointer) and B from its own.
+ *
+ * The hand-offs follow from who reads what. A follower's stage is full when
+ * its own producers (B) and the leader's (A) have arrived: 2 x
+ * PRODUCER_THREADS arrivals; the leader's, when its own have. The leader's
+ * stage may be refilled only when every consumer of the cluster has read
+ * its A: CLUSTER x CONSUMER_THREADS arrivals, released at cluster scope
+ * (their reads were remote); a follower's, when its own consumers are done
+ * with its B.
+ */
+//! [leader]
+__global__ void __launch_bounds__(WS_THREADS, 1)
+gemm_cluster_leader(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
+                    float *__restrict__ C)
+{
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile); followers use B only */
+    __shared__ uint64_t full[STAGES];
+    __shared__ uint64_t empty[STAGES];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank();
+    const bool leader = rank == 0;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], leader ? PRODUCER_THREADS : 2 * PRODUCER_THREADS);
+            mbar_init(&empty[s], leader ? CLUSTER * CONSUMER_THREADS : CONSUMER_THREADS);
+        }
+        fence_mbar_init();
+    }
+    cluster.sync();
+
+    if (threadIdx.x < PRODUCER_THREADS) {
+        const bool a_vec = rows_aligned16(A, K), b_vec = rows_aligned16(B, N);
+        float4 a_tile[LEADER_A_LOADS], b_tile[B_LOADS];
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES, k0 = t * BK;
+#pragma unroll
+            for (int l = 0; l < LEADER_A_LOADS; ++l) {
+                const int e = threadIdx.x + l * PRODUCER_THREADS;
+                if (leader) a_tile[l] = load4_or_zero(A, m0 + e / (BK / 4), k0 + (e % (BK / 4)) * 4, M, K, a_vec);
+            }
+#pragma unroll
+            for (int l = 0; l < B_LOADS; ++l) {
+                const int e = threadIdx.x + l * PRODUCER_THREADS;
+                b_tile[l] = load4_or_zero(B, k0 + e / (BN / 4), n0 + (e % (BN / 4)) * 4, K, N, b_vec);
+            }
+            mbar_wait(&empty[s], ((t / STAGES) & 1) ^ 1);
+            if (leader) {
+#pragma unroll
+                for (int l = 0; l < LEADER_A_LOADS; ++l) {
+                    const int e = threadIdx.x + l * PRODUCER_THREADS;
+                    const int r = e / (BK / 4), c = (e % (BK / 4)) * 4;
+                    stage_a(smem, s)[c + 0][r] = a_tile[l].x;
+                    stage_a(smem, s)[c + 1][r] = a_tile[l].y;
+                    stage_a(smem, s)[c + 2][r] = a_tile[l].z;
+                    stage_a(smem, s)[c + 3][r] = a_tile[l].w;
+                }
+            }
+#pragma unroll
+            for (int l = 0; l < B_LOADS; ++l) {
+                const int e = threadIdx.x + l * PRODUCER_THREADS;
+                *reinterpret_cast<float4 *>(&stage_b(smem, s)[e / (BN / 4)][(e % (BN / 4)) * 4]) = b_tile[l];
+            }
+            if (leader) /* A (and the leader's B): every block's stage s may use it */
+                for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
+            else /* this block's B */
+                mbar_arrive_cluster(&full[s], rank);
+        }
+    } else {
+        const int ctid = threadIdx.x - PRODUCER_THREADS;
+        const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
+        float acc[TM][TN] = {};
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            mbar_wait(&full[s], (t / STAGES) & 1);
+            compute_tile(acc, cluster.map_shared_rank(stage_a(smem, s), 0), stage_b(smem, s), tx, ty);
+            if (leader) {
+                mbar_arrive_cluster_reader(&empty[s], 0);
+            } else {
+                mbar_arrive_cluster_reader(&empty[s], rank); /* done with this block's B */
+                mbar_arrive_cluster(&empty[s], 0);           /* and with the leader's A: remote reads */
+            }
+        }
+        store_tile(C, acc, m0, n0, M, N, tx, ty);
+    }
+    cluster.sync();
+}
+//! [leader]
+
+extern "C" cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const float *A, const float *B, float *C,
+                                                  cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    cudaError_t err = smem_opt_in((const void *)gemm_cluster_leader, cluster_smem);
+    if (err != cudaSuccess) return err;
+    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream);
+    err = cudaLaunchKernelEx(&cfg, gemm_cluster_leader, M, N, K, A, B, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }

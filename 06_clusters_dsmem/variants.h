@@ -17,6 +17,11 @@ cudaError_t launch_gemm_cluster_fenced(int M, int N, int K, const float *A, cons
 
 extern const char gemm_cluster_fenced_knobs[]; /**< "... STAGES=... CLUSTER=..." */
 
+/** @brief The leader loads the A tile, every consumer of the cluster reads it from the leader (variants.cu). */
+cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const float *A, const float *B, float *C,
+                                       cudaStream_t stream);
+extern const char gemm_cluster_leader_knobs[]; /**< "... CLUSTER=... leader_loads_A" */
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,7 @@ PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the demonstrations out; the sanitizers run both, smaller.
-SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_fenced,cublas)
+SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_fenced,cluster_leader,cublas)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --elements 100000 --rounds 20 --pings 100)
 GPU_CASES=(--elements=1,--only=clusters --elements=1000003,--rounds=3,--pings=5,--only=clusters)
 QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
