@@ -20,6 +20,7 @@
  * Knob: THREADS (threads per block).
  */
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -129,20 +130,22 @@ __device__ __forceinline__ max_sum merge(max_sum p, max_sum q)
 }
 
 /** @brief Merge every thread's pair; every thread gets the block's. */
+//! [block_merge]
 __device__ max_sum block_merge(max_sum v)
 {
     __shared__ max_sum warp_part[THREADS / 32];
-    for (int o = 16; o > 0; o /= 2) {
-        const max_sum w = {__shfl_xor_sync(0xffffffffu, v.m, o), __shfl_xor_sync(0xffffffffu, v.s, o)};
-        v = merge(v, w);
-    }
-    if (threadIdx.x % 32 == 0) warp_part[threadIdx.x / 32] = v;
-    __syncthreads();
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    /* a shuffle tree over the warp's 32 pairs, merge() at each step */
+    v = cg::reduce(warp, v, [](max_sum p, max_sum q) { return merge(p, q); });
+    if (warp.thread_rank() == 0) warp_part[warp.meta_group_rank()] = v;
+    block.sync();
     v = warp_part[0];
-    for (int w = 1; w < THREADS / 32; ++w) v = merge(v, warp_part[w]);
-    __syncthreads(); /* warp_part is reused by the next call */
+    for (unsigned w = 1; w < warp.meta_group_size(); ++w) v = merge(v, warp_part[w]);
+    block.sync(); /* warp_part is reused by the next call */
     return v;
 }
+//! [block_merge]
 
 /** @brief Phase 1: this block's pair over its grid-stride share of x. */
 __device__ void softmax_partial(int n, const float *__restrict__ x, max_sum *partials)
