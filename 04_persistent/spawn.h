@@ -19,9 +19,9 @@ extern "C" {
 /* The tree's rules, the same on the host (which builds the expected
  * results) and on the device. */
 #ifdef __CUDACC__
-#define SPAWN_FN static __host__ __device__ __forceinline__
+#define SPAWN_FN static __host__ __device__ __forceinline__ /**< a rule both the host and the device call */
 #else
-#define SPAWN_FN static inline
+#define SPAWN_FN static inline /**< a rule both the host and the device call */
 #endif
 
 /** @brief A 64-bit mixing function (splitmix64's finalizer): keys to keys. */
