@@ -46,6 +46,8 @@ int main(int argc, char **argv)
         {"persistent_residual", launch_gemm_persistent_residual, gemm_persistent_residual_knobs},
         {"persistent_storer", launch_gemm_persistent_storer, gemm_persistent_storer_knobs},
         {"persistent_storer_residual", launch_gemm_persistent_storer_residual, gemm_persistent_storer_knobs},
+        /* pingpong.cu: two consumer groups taking tiles in turn */
+        {"persistent_pingpong", launch_gemm_persistent_pingpong, gemm_persistent_pingpong_knobs},
     };
     option_extra extras[] = {
         {"tasks", "number of tasks in the task-queue demonstration", 1, 100000, 1000},

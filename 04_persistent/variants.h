@@ -26,6 +26,11 @@ cudaError_t launch_gemm_persistent_storer_residual(int M, int N, int K, const fl
 extern const char gemm_persistent_residual_knobs[]; /**< "... GROUP=..." */
 extern const char gemm_persistent_storer_knobs[];   /**< "... GROUP=... STORER_WARPS=..." */
 
+/** @brief Two consumer groups taking tiles in turn, "ping-pong" (pingpong.cu). */
+cudaError_t launch_gemm_persistent_pingpong(int M, int N, int K, const float *A, const float *B, float *C,
+                                            cudaStream_t stream);
+extern const char gemm_persistent_pingpong_knobs[]; /**< its tile, rings and groups */
+
 #ifdef __cplusplus
 }
 #endif

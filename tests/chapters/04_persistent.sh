@@ -9,7 +9,7 @@ QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the task demonstration out; the sanitizers
 # run both parts, with fewer tasks.
-SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,cublas)
+SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,persistent_pingpong,cublas)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --tasks 50 --spawn-roots 20 --spawn-depth 30)
 # Cases beyond the GEMM shapes: task counts (comma-separated arguments)...
 # (spawn: a single task; a few narrow trees up to 1,000 deep; many shallow ones)
