@@ -25,7 +25,7 @@
 #include "variants.h"
 
 #include "../common/launch.cuh" /* STR(), smem_opt_in() */
-#define BM 64                   /* rows of a group's tile (the chapter's BM is 128) */
+#define BM 64 /**< rows of a consumer group's tile (the chapter's BM is 128) */
 #include "knobs.h"              /* BN BK STAGES PRODUCER_WARPS GROUP */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
