@@ -108,16 +108,23 @@ gemm_cluster_fenced(int M, int N, int K, const float *__restrict__ A, const floa
     cluster.sync();
 }
 
-extern "C" cudaError_t launch_gemm_cluster_fenced(int M, int N, int K, const float *A, const float *B, float *C,
-                                                  cudaStream_t stream)
+/** @brief Launch a variant kernel as kernel.cu launches gemm_cluster: clusters of CLUSTER along N. */
+static cudaError_t launch_variant(void (*kernel)(int, int, int, const float *, const float *, float *), int M, int N,
+                                  int K, const float *A, const float *B, float *C, cudaStream_t stream)
 {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    cudaError_t err = smem_opt_in((const void *)gemm_cluster_fenced, cluster_smem);
+    cudaError_t err = smem_opt_in((const void *)kernel, cluster_smem);
     if (err != cudaSuccess) return err;
     cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream);
-    err = cudaLaunchKernelEx(&cfg, gemm_cluster_fenced, M, N, K, A, B, C);
+    err = cudaLaunchKernelEx(&cfg, kernel, M, N, K, A, B, C);
     return err != cudaSuccess ? err : cudaGetLastError();
+}
+
+extern "C" cudaError_t launch_gemm_cluster_fenced(int M, int N, int K, const float *A, const float *B, float *C,
+                                                  cudaStream_t stream)
+{
+    return launch_variant(gemm_cluster_fenced, M, N, K, A, B, C, stream);
 }
 
 #define LEADER_A_LOADS (BM * BK / 4 / PRODUCER_THREADS) /**< float4 loads of the whole A tile per producer thread */
@@ -221,11 +228,5 @@ gemm_cluster_leader(int M, int N, int K, const float *__restrict__ A, const floa
 extern "C" cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const float *A, const float *B, float *C,
                                                   cudaStream_t stream)
 {
-    cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute attr;
-    cudaError_t err = smem_opt_in((const void *)gemm_cluster_leader, cluster_smem);
-    if (err != cudaSuccess) return err;
-    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream);
-    err = cudaLaunchKernelEx(&cfg, gemm_cluster_leader, M, N, K, A, B, C);
-    return err != cudaSuccess ? err : cudaGetLastError();
+    return launch_variant(gemm_cluster_leader, M, N, K, A, B, C, stream);
 }
