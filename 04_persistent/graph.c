@@ -30,3 +30,8 @@ cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms)
     return exec;
 }
 //! [capture]
+
+cudaError_t graph_run(void *graph_exec, cudaStream_t stream)
+{
+    return cudaGraphLaunch(*(cudaGraphExec_t *)graph_exec, stream);
+}

@@ -19,4 +19,7 @@
  */
 cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms);
 
+/** @brief Replay the graph at @p graph_exec (a cudaGraphExec_t *) in @p stream: a run_fn for time_runs(). */
+cudaError_t graph_run(void *graph_exec, cudaStream_t stream);
+
 #endif

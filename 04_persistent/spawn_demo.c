@@ -117,7 +117,6 @@ static int check_spawn(void *state, const char *name, const char *when)
 static cudaError_t run_queue(void *arg, cudaStream_t st) { return launch_spawn_queue(arg, st); }
 static cudaError_t run_levels_host(void *arg, cudaStream_t st) { return launch_spawn_levels_host(arg, st); }
 static cudaError_t run_levels_device(void *arg, cudaStream_t st) { return launch_spawn_levels_device(arg, st); }
-static cudaError_t run_graph(void *arg, cudaStream_t st) { return cudaGraphLaunch(*(cudaGraphExec_t *)arg, st); }
 
 int spawn_demo(chapter_env *env)
 {
@@ -169,7 +168,7 @@ int spawn_demo(chapter_env *env)
     run_checked(env, "spawn_levels_host", knobs[0], run_levels_host, &s.a, poison_spawn, check_spawn, &s, &rows[0]);
     run_checked(env, "spawn_levels_device", knobs[1], run_levels_device, &s.a, poison_spawn, check_spawn, &s,
                 &rows[1]);
-    run_checked(env, "spawn_levels_graph", knobs[2], run_graph, &graph, poison_spawn, check_spawn, &s, &rows[2]);
+    run_checked(env, "spawn_levels_graph", knobs[2], graph_run, &graph, poison_spawn, check_spawn, &s, &rows[2]);
     run_checked(env, "spawn_queue", knobs[3], run_queue, &s.a, poison_spawn, check_spawn, &s, &rows[3]);
     CUDA_CHECK(cudaGraphExecDestroy(graph));
     for (i = 0; i < 4; ++i) ok = ok && strcmp(rows[i].verified, "NO") != 0;

@@ -103,7 +103,6 @@ static void poison_outputs(void *state)
 static cudaError_t run_one_by_one(void *arg, cudaStream_t st) { return launch_tasks_one_by_one(arg, st); }
 static cudaError_t run_batched(void *arg, cudaStream_t st) { return launch_tasks_batched(arg, st); }
 static cudaError_t run_persistent(void *arg, cudaStream_t st) { return launch_tasks_persistent(arg, st); }
-static cudaError_t run_graph(void *arg, cudaStream_t st) { return cudaGraphLaunch(*(cudaGraphExec_t *)arg, st); }
 
 /* The empty-kernel rows: launch cost alone, no work to check. */
 static int empty_count;
@@ -167,7 +166,7 @@ int tasks_demo(chapter_env *env)
     snprintf(knobs[3], sizeof knobs[3], "launches=1 blocks=%d (%d/SM)%s", s.a.grid, per_sm,
              s.a.skip_reset ? " counter_NOT_reset" : "");
     run_checked(env, "tasks_one_by_one", knobs[0], run_one_by_one, &s.a, poison_outputs, check_tasks, &s, &rows[0]);
-    run_checked(env, "tasks_graph", knobs[1], run_graph, &graph, poison_outputs, check_tasks, &s, &rows[1]);
+    run_checked(env, "tasks_graph", knobs[1], graph_run, &graph, poison_outputs, check_tasks, &s, &rows[1]);
     run_checked(env, "tasks_batched", knobs[2], run_batched, &s.a, poison_outputs, check_tasks, &s, &rows[2]);
     run_checked(env, "tasks_persistent", knobs[3], run_persistent, &s.a, poison_outputs, check_tasks, &s, &rows[3]);
     for (i = 0; i < 4; ++i) all_ok = all_ok && strcmp(rows[i].verified, "NO") != 0;
@@ -180,7 +179,7 @@ int tasks_demo(chapter_env *env)
     snprintf(eknobs[0], sizeof eknobs[0], "launches=%d", empty_count);
     snprintf(eknobs[1], sizeof eknobs[1], "graph_nodes=%d", empty_count);
     run_checked(env, "empty_one_by_one", eknobs[0], run_empty, NULL, NULL, NULL, NULL, &empty[0]);
-    run_checked(env, "empty_graph", eknobs[1], run_graph, &empty_graph, NULL, NULL, NULL, &empty[1]);
+    run_checked(env, "empty_graph", eknobs[1], graph_run, &empty_graph, NULL, NULL, NULL, &empty[1]);
     fprintf(env->out, "\nlaunch cost alone (empty kernels, nothing to verify):\n");
     report_demo_table(env->out, empty, 2, empty_count, "launch");
     fprintf(env->out, "\n");

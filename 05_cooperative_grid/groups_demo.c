@@ -385,11 +385,6 @@ static cudaError_t run_jacobi_cooperative(void *p, cudaStream_t st)
     return err;
 }
 
-static cudaError_t run_graph(void *p, cudaStream_t st)
-{
-    return cudaGraphLaunch(*(cudaGraphExec_t *)p, st);
-}
-
 static int jacobi_section(groups_state *s)
 {
     chapter_env *e = s->env;
@@ -407,7 +402,7 @@ static int jacobi_section(groups_state *s)
     snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d capture_ms=%.1f grid=%d", s->iters + 2, capture_ms, s->jgrid);
     snprintf(knobs[2], sizeof knobs[2], "launches=1 grid_syncs=%d grid=%d", s->iters, s->jcoop_grid);
     run_checked(e, "jacobi_launches", knobs[0], run_jacobi_launches, s, poison_jacobi, check_jacobi, s, &rows[nrows++]);
-    run_checked(e, "jacobi_graph", knobs[1], run_graph, &graph, poison_jacobi, check_jacobi, s, &rows[nrows++]);
+    run_checked(e, "jacobi_graph", knobs[1], graph_run, &graph, poison_jacobi, check_jacobi, s, &rows[nrows++]);
     if (s->coop)
         run_checked(e, "jacobi_cooperative", knobs[2], run_jacobi_cooperative, s, poison_jacobi, check_jacobi, s,
                     &rows[nrows++]);

@@ -115,11 +115,6 @@ static cudaError_t run_two_stage_cooperative(void *p, cudaStream_t st)
                                                                              s->grid, s->divergent, st));
 }
 
-static cudaError_t run_graph(void *p, cudaStream_t st)
-{
-    return cudaGraphLaunch(*(cudaGraphExec_t *)p, st);
-}
-
 static int two_stage_section(state *s, int coop)
 {
     chapter_env *e = s->env;
@@ -144,7 +139,7 @@ static int two_stage_section(state *s, int coop)
     snprintf(knobs[2], sizeof knobs[2], "launches=1 grid_syncs=%d grid=%d", 2 * s->iters, s->grid);
     run_checked(e, "two_stage_launches", knobs[0], run_two_stage_launches, s, poison_two_stage,
                 check_two_stage, s, &rows[nrows++]);
-    run_checked(e, "two_stage_graph", knobs[1], run_graph, &graph, poison_two_stage, check_two_stage,
+    run_checked(e, "two_stage_graph", knobs[1], graph_run, &graph, poison_two_stage, check_two_stage,
                 s, &rows[nrows++]);
     if (coop)
         run_checked(e, "two_stage_cooperative", knobs[2], run_two_stage_cooperative, s,
@@ -272,7 +267,7 @@ static void sync_section(state *s, int coop, int fixed_grid)
     snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d", s->iters, s->grid);
     snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d grid=%d", s->iters, s->grid);
     run_checked(e, "sync_empty_launches", knobs[0], run_empty_grids, s, NULL, NULL, NULL, &rows[nrows++]);
-    run_checked(e, "sync_empty_graph", knobs[1], run_graph, &graph, NULL, NULL, NULL, &rows[nrows++]);
+    run_checked(e, "sync_empty_graph", knobs[1], graph_run, &graph, NULL, NULL, NULL, &rows[nrows++]);
     CUDA_CHECK(cudaGraphExecDestroy(graph));
     for (per_sm = 1; coop && per_sm <= s->per_sm && nrows < 12; per_sm *= 2) {
         if (!fixed_grid) s->grid = per_sm * e->dev.sms;
