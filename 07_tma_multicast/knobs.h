@@ -8,7 +8,7 @@
 #define CH07_KNOBS_H
 
 #ifndef STAGES
-#define STAGES 6 /**< tiles the ring holds (2: double buffering) */
+#define STAGES 8 /**< tiles the ring holds (2: double buffering) */
 #endif
 #ifndef CLUSTER_M
 #define CLUSTER_M 2 /**< multicast kernels: blocks per cluster along M (they share B tiles) */

@@ -14,7 +14,7 @@ GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001)
 QUICK_CASES=(--m=300,--n=260,--k=1001)
 
 BENCH_KERNEL=tma_multicast
-BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 STAGES=3 STAGES=4)
+BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 STAGES=4 STAGES=6)
 # Multicast along N (A shared) and both ways; the 128 x 128 variant with A
 # multicast, whose slices are then whole 8-row swizzle blocks of a tile.
 SANITIZE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=1,CLUSTER_N=2 tma128_swizzled:CLUSTER_M=1,CLUSTER_N=2)
