@@ -12,7 +12,9 @@
 # file). Rows keep the CSV's order;
 # "speedup" is over the first row (the parent chapter's kernel, in a
 # chapter's own table) when both have the same size; speedup=no
-# leaves the column out (for sweeps, which are not a progression).
+# leaves the column out (for sweeps, which are not a progression), and
+# speedup=size takes it over the first row of each size instead (a table
+# of several shapes, each beginning with the parent's kernel).
 # unique=kernel keeps only the first row of each kernel name (its own
 # chapter's), and exclude=NAME[,NAME...] drops kernels: together they make the
 # one-row-per-step overview.
@@ -156,17 +158,17 @@ render() { # page -> stdout
         ;;
     esac
     awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, seen, line, f, rows, first, firstsize, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; fsp = 1; funiq = 0; fexcl = ""
-        split("", seen)
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""
+        split("", seen); split("", base)
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "kernel") fkernel = kv[2]
             else if (kv[1] == "m") fm = kv[2]
             else if (kv[1] == "has") fhas = kv[2]
-            else if (kv[1] == "speedup") fsp = (kv[2] != "no")
+            else if (kv[1] == "speedup") { fsp = (kv[2] != "no"); fpersize = (kv[2] == "size") }
             else if (kv[1] == "unique") funiq = (kv[2] == "kernel")
             else if (kv[1] == "exclude") fexcl = kv[2]
         }
@@ -193,7 +195,12 @@ render() { # page -> stdout
                 first = f[12]; firstsize = f[8] "x" f[9] "x" f[10]
                 print "|---|---|---|---|---|---|" (fsp ? "---|" : "") "---|"
             }
-            sp = (rows == 0 || f[12] + 0 == 0 || firstsize != f[8] "x" f[9] "x" f[10]) ? "-" : sprintf("%.2fx", first / f[12])
+            size = f[8] "x" f[9] "x" f[10]
+            if (fpersize)
+                sp = (!(size in base) || f[12] + 0 == 0) ? "-" : sprintf("%.2fx", base[size] / f[12])
+            else
+                sp = (rows == 0 || f[12] + 0 == 0 || firstsize != size) ? "-" : sprintf("%.2fx", first / f[12])
+            if (!(size in base)) base[size] = f[12]
             printf "| %s | `%s` | %sx%sx%s | %.3f (%.3f - %.3f) | %s | %s |%s %s |\n", \
                 f[7], f[11], f[8], f[9], f[10], f[12], f[13], f[14], (f[15] == "NA" ? "-" : sprintf("%.1f", f[15])), \
                 (f[16] == "NA" ? "-" : sprintf("%.1f%%", f[16])), (fsp ? " " sp " |" : ""), f[17]
@@ -247,6 +254,7 @@ render() { # page -> stdout
         if (file ~ /-answers/) return "tests/classroom/answers.sh"
         if (file ~ /-warps/) return "tests/warps_sweep.sh"
         if (file ~ /-storer/) return "tests/storer_sweep.sh"
+        if (file ~ /-shapes/) return "tests/shapes_sweep.sh"
         return "make bench"
     }
     # A metric'"'"'s row label, in words, with its unit.
