@@ -342,7 +342,7 @@ render() { # page -> stdout
             print row
         }
         print ""
-        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : "tests/profile.sh") "`). Metrics: " legend ".</em>"
+        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : file ~ /-shapes/ ? "tests/shapes_sweep.sh" : file ~ /-storer/ ? "tests/storer_sweep.sh" : "tests/profile.sh") "`). Metrics: " legend ".</em>"
         split("", kseen); split("", mseen); split("", val)
     }
     # The cost of tracing (tests/trace.sh): per chapter, the default build, the

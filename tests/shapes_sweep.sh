@@ -10,9 +10,11 @@
 #                              waves, with a ragged second one;
 #   8192 x 8192 x 1024         between the two.
 # Each chapter's run holds its parent's kernel, so every comparison is made
-# in one run; every row is verified.
+# in one run; every row is verified. Then Nsight Compute profiles the shape
+# where a technique pays most (short K for 04 and 07), for its page.
 #
 #   TUTORIAL_COMMIT=abc123 bash tests/shapes_sweep.sh   -> docs/results/<gpu>-shapes.csv
+#                                                          docs/results/<gpu>-shapes-ncu.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -23,6 +25,9 @@ runs="04_persistent|warp_specialized,persistent,cublas
 06_clusters_dsmem|warp_specialized,cluster,cluster_leader,cublas
 07_tma_multicast|cluster,tma,tma_multicast,cublas"
 shapes="16384x16384x64 16384x16384x256 2048x2048x16384 8192x8192x1024"
+# chapter|kernels|shape to profile
+profiles="04_persistent|warp_specialized,persistent,cublas|16384x16384x64
+07_tma_multicast|tma,tma_multicast,cublas|16384x16384x256"
 
 out="docs/results/$(gpu_slug)-shapes.csv"
 mkdir -p tests/build/logs docs/results
@@ -51,3 +56,11 @@ done <<<"$runs"
     cat "$tmp.rows"
 } >"$out"
 echo "wrote $out"
+
+if command -v ncu >/dev/null || [ -x /usr/local/cuda/bin/ncu ]; then
+    while IFS='|' read -r ch kernels shape; do
+        IFS=x read -r m n k <<<"$shape"
+        PROFILE_KERNELS=$kernels PROFILE_VARIANTS= PROFILE_ARGS="--m $m --n $n --k $k" \
+            PROFILE_OUT="${out%.csv}-ncu.csv" CHAPTERS=$ch bash tests/profile.sh
+    done <<<"$profiles"
+fi
