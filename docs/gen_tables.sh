@@ -31,7 +31,9 @@
 #   <!-- metrics-table: docs/results/h100-ncu.csv chapter=01_naive -->
 #   <!-- end metrics-table -->
 # size= names the problem size the profile ran at, for the caption
-# (default: "the default size"); only=METRIC[,METRIC...] keeps those rows.
+# (default: "the default size"); only=METRIC[,METRIC...] keeps those rows;
+# kernels=LABEL[,LABEL...] keeps those columns, label=TEXT the columns
+# whose label contains the text.
 #
 # The hardware each chapter needs comes from the chapter Makefiles (MIN_CC,
 # MIN_CC_FOR), so the README, the main page and the builds agree:
@@ -288,15 +290,17 @@ render() { # page -> stdout
         if (u == "ns" || u == "byte" || u == "sector" || u == "cycle") return s " (" u ")"
         return s
     }
-    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, fonly, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
+    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, fonly, fkernels, flabel, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fonly = ""
+        file = a[1]; fchapter = ""; fonly = ""; fkernels = ""; flabel = ""
         fsize = "the default size"
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "size") fsize = kv[2]
             else if (kv[1] == "only") fonly = kv[2]
+            else if (kv[1] == "kernels") fkernels = substr(a[i], 9)
+            else if (kv[1] == "label") flabel = substr(a[i], 7)
         }
         if ((getline line < file) <= 0) {
             print "<em>No profile yet: run `tests/profile.sh` on a GPU to create `" file "`.</em>"
@@ -306,6 +310,8 @@ render() { # page -> stdout
         while ((getline line < file) > 0) {
             if (split(line, f, ",") < 7 || (fchapter != "" && f[3] != fchapter)) continue
             if (fonly != "" && index("," fonly ",", "," f[5] ",") == 0) continue
+            if (fkernels != "" && index("," fkernels ",", "," f[4] ",") == 0) continue
+            if (flabel != "" && index(f[4], flabel) == 0) continue
             gpu = f[1]; commit = f[2]
             if (!(f[4] in kseen)) { kseen[f[4]] = 1; kname[++nk] = f[4] }
             if (!(f[5] in mseen)) { mseen[f[5]] = 1; mname[++nm] = f[5]; unit[f[5]] = f[6] }

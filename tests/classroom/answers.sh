@@ -17,6 +17,10 @@
 # kernel fails here). The lesson's own rows are measured in the same run,
 # beside the changed ones, so each answer compares like with like.
 #
+# ANSWERS_MATCH=REGEX measures only the entries (lines of the lists below)
+# that match it, and keeps the files' other rows: a new row replaces an old
+# one only where chapter, kernel, size and knobs are the same.
+#
 # The commit recorded is $TUTORIAL_COMMIT, else `git rev-parse HEAD`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -70,6 +74,8 @@ answers=(
     "07_tma_multicast|CLUSTER_M=1,CLUSTER_N=4|--only tma_multicast,cublas|"
     "07_tma_multicast|CLUSTER_M=4,CLUSTER_N=1|--only tma_multicast|"
     "07_tma_multicast|PRODUCER_REGS=168,CONSUMER_REGS=168|--only tma,cublas|"
+    "07_tma_multicast||--only tma,tma_multicast,cublas|"
+    "07_tma_multicast||--only tma,tma_multicast,cublas|07-q5"
 )
 for e in 16 18 20 22 24 26; do answers+=("05_cooperative_grid||--only softmax --elements $((1 << e))|"); done
 
@@ -87,6 +93,8 @@ profiles=(
     "06_clusters_dsmem||cluster|06-q2"
     "07_tma_multicast|CLUSTER_M=1,CLUSTER_N=4|tma_multicast|"
     "07_tma_multicast|CLUSTER_M=4,CLUSTER_N=1|tma_multicast|"
+    "07_tma_multicast||tma|"
+    "07_tma_multicast||tma|07-q5"
 )
 metrics="gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active"
 metrics+=",sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_inst_executed_op_shared_ld.sum"
@@ -94,6 +102,26 @@ metrics+=",l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,lts__t_secto
 metrics+=",smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
 metrics+=",smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"
 metrics+=",smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
+metrics+=",smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"
+metrics+=",smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio"
+metrics+=",smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"
+
+# ANSWERS_MATCH: keep the matching entries only
+if [ -n "${ANSWERS_MATCH:-}" ]; then
+    mapfile -t answers < <(printf '%s\n' "${answers[@]}" | grep -E -- "$ANSWERS_MATCH" || true)
+    mapfile -t profiles < <(printf '%s\n' "${profiles[@]}" | grep -E -- "$ANSWERS_MATCH" || true)
+fi
+
+# merge FILE NEW KEYCOLS: FILE's rows whose key (the columns KEYCOLS) no row
+# of NEW has, then NEW's rows; a full run (no ANSWERS_MATCH) keeps NEW only
+merge() {
+    [ -n "${ANSWERS_MATCH:-}" ] && [ -f "$1" ] || { cat "$2"; return; }
+    awk -F, -v keys="$3" '
+        function key(   i, n, c, k) { n = split(keys, c, " "); k = ""; for (i = 1; i <= n; i++) k = k SUBSEP $c[i]; return k }
+        NR == FNR { seen[key()] = 1; next }
+        FNR > 1 && !(key() in seen)' "$2" "$1"
+    cat "$2"
+}
 
 # tree PATCH: the repository's root, or a copy of it with the solution applied (made once)
 tree() {
@@ -150,10 +178,12 @@ measure_times() {
         # the solution's name in front of the knobs (column 11)
         tail -n +2 "$tmp" | awk -F, -v OFS=, -v p="$p" 'p != "" { $11 = p ": " $11 } { print }' >>"$rows"
     done
+    merge "$out" "$rows" "6 7 8 9 10 11" >"$rows.all"
     {
         echo "gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,knobs,ms_median,ms_min,ms_max,tflops,pct_cublas,verified"
-        sort -t, -k6,6 -s "$rows"
+        sort -t, -k6,6 -s "$rows.all"
     } >"$out"
+    rm -f "$rows.all"
     echo "wrote $out"
 }
 
@@ -176,10 +206,12 @@ measure_profiles() {
         tail -n +2 "$one" | awk -F, -v OFS=, -v l="$label" '{ $4 = l; print }' >>"$prof"
         rm -f "$one"
     done
+    merge "$ncu_out" "$prof" "3 4 5" >"$prof.all"
     {
         echo "gpu,commit,chapter,kernel,metric,unit,value"
-        sort -t, -k3,3 -s "$prof"
+        sort -t, -k3,3 -s "$prof.all"
     } >"$ncu_out"
+    rm -f "$prof.all"
     echo "wrote $ncu_out"
 }
 
