@@ -169,7 +169,7 @@ render() { # page -> stdout
             if (kv[1] == "chapter") fchapter = kv[2]
             else if (kv[1] == "kernel") fkernel = kv[2]
             else if (kv[1] == "m") fm = kv[2]
-            else if (kv[1] == "has") fhas = kv[2]
+            else if (kv[1] == "has") fhas = substr(a[i], 5)
             else if (kv[1] == "speedup") { fsp = (kv[2] != "no"); fpersize = (kv[2] == "size") }
             else if (kv[1] == "unique") funiq = (kv[2] == "kernel")
             else if (kv[1] == "exclude") fexcl = kv[2]
