@@ -8,8 +8,9 @@
 #   (generated lines)
 #   <!-- end results-table -->
 # Filters (all optional): chapter=, kernel=, m=, has= (rows whose knobs
-# contain the text: the solution patch that built them, in the answers
-# file). Rows keep the CSV's order;
+# contain the text, or one of several separated by '|': the solution patch
+# that built them, in the answers file), lacks= (rows whose knobs do not
+# contain the text). Rows keep the CSV's order;
 # "speedup" is over the first row (the parent chapter's kernel, in a
 # chapter's own table) when both have the same size; speedup=no
 # leaves the column out (for sweeps, which are not a progression), and
@@ -160,9 +161,9 @@ render() { # page -> stdout
         ;;
     esac
     awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, flacks, alts, nalt, hit, j, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; flacks = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""
         split("", seen); split("", base)
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
@@ -170,6 +171,7 @@ render() { # page -> stdout
             else if (kv[1] == "kernel") fkernel = kv[2]
             else if (kv[1] == "m") fm = kv[2]
             else if (kv[1] == "has") fhas = substr(a[i], 5)
+            else if (kv[1] == "lacks") flacks = substr(a[i], 7)
             else if (kv[1] == "speedup") { fsp = (kv[2] != "no"); fpersize = (kv[2] == "size") }
             else if (kv[1] == "unique") funiq = (kv[2] == "kernel")
             else if (kv[1] == "exclude") fexcl = kv[2]
@@ -186,7 +188,12 @@ render() { # page -> stdout
             if (fchapter != "" && f[6] != fchapter) continue
             if (fkernel != "" && f[7] != fkernel) continue
             if (fm != "" && f[8] != fm) continue
-            if (fhas != "" && index(f[11], fhas) == 0) continue
+            if (fhas != "") {
+                nalt = split(fhas, alts, "|"); hit = 0
+                for (j = 1; j <= nalt; j++) if (index(f[11], alts[j]) > 0) hit = 1
+                if (!hit) continue
+            }
+            if (flacks != "" && index(f[11], flacks) > 0) continue
             if (fexcl != "" && index("," fexcl ",", "," f[7] ",") > 0) continue
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
