@@ -47,6 +47,11 @@ gpu_slug() {
 # stands for a comma inside one argument (--only=groups+reduce).
 case_words() { echo "$1" | tr ',' ' ' | tr '+' ','; }
 
+# chapter_of NN: the chapter directory numbered NN ("03" -> 03_warp_specialized),
+# or nothing; chapter_numbers: every chapter's number, for usage lines
+chapter_of() { [ -z "${1:-}" ] || { ls -d "$1"_*/ 2>/dev/null || true; } | head -n1 | tr -d /; }
+chapter_numbers() { ls -d [0-9][0-9]_*/ | cut -c1-2 | tr '\n' ' '; }
+
 # bench_build CHAPTER [SETTING]: build the chapter (or a knob setting of it)
 # under tests/build/bench, leaving the user's own build alone; prints the program.
 bench_build() {

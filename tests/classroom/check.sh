@@ -21,9 +21,9 @@ ROOT=$PWD
 . tests/lib.sh
 
 n=${1:-}
-ch=$(ls -d "$n"_*/ 2>/dev/null | head -n1 | tr -d /)
+ch=$(chapter_of "$n")
 if [ -z "$n" ] || [ -z "$ch" ]; then
-    echo "usage: make check-NN [DIR=the chapter's code], NN one of: $(ls -d [0-9][0-9]_*/ | cut -c1-2 | tr '\n' ' ')" >&2
+    echo "usage: make check-NN [DIR=the chapter's code], NN one of: $(chapter_numbers)" >&2
     exit 2
 fi
 settings "$ch"
