@@ -21,7 +21,7 @@
 #define STAGES 4 /**< tiles the ring holds (2: double buffering) */
 #endif
 #ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 8 /**< warps that only copy tiles */
+#define PRODUCER_WARPS 4 /**< warps that only copy tiles */
 #endif
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 1 /**< blocks per SM the register budget must allow */

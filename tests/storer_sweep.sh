@@ -13,11 +13,11 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 . tests/lib.sh
 ch=04_persistent
-# 8 producer warps keep the consumers busy; a storer warp beside them
-# makes the block 17 warps, which caps every thread at 96 registers.
-# 4 producers leave room for storers at 128 registers, but the copies then
-# limit. On Hopper the storers write C with bulk copies (one warp is enough);
-# 4 storer warps show what more of them change. (producers,storers)
+# 4 producer warps (the lesson's) or 8. A storer warp beside 8 producers
+# makes the block 17 warps, which caps every thread at 96 registers; beside
+# 4 it makes 13, at up to 152. On Hopper the storers write C with bulk
+# copies (one warp is enough); 4 storer warps show what more of them
+# change. (producers,storers)
 settings="8,0 8,1 4,0 4,1 4,4"
 # shape:residual; the plain epilogue only at the two ends of the K range
 cases="4096x4096x4096:0 16384x16384x32:0 4096x4096x4096:1 16384x16384x32:1 16384x16384x64:1

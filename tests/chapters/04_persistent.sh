@@ -26,7 +26,7 @@ BENCH_KERNEL=persistent
 # and the ping-pong variant against the lesson and a storer where the epilogue is a large part of a tile (short K)
 BENCH_DEMO_ARGS=(--only=spawn,--spawn-roots=2048,--spawn-depth=200
                  --only=persistent+persistent_storer+persistent_pingpong+cublas,--m=16384,--n=16384,--k=64)
-BENCH_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 PRODUCER_WARPS=4
+BENCH_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 STAGES=6 PRODUCER_WARPS=8
                 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
                 persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4)
 # Storer warps hand C over through cuda::barriers, and with the residual
