@@ -170,10 +170,10 @@ tl timeline-01 $T/01_naive.csv "Chapter 01, blocked: two blocks per SM; each loa
     30 1 warps blocked "0 7" 2
 tl timeline-02 $T/02_double_buffer.csv "Chapter 02: the copies of tile t+1 are issued before the wait for tile t" \
     30 1 warps double_buffer "0 7" 2
-tl timeline-03 $T/03_warp_specialized.csv "Chapter 03: producer warps (0-7) fill the ring, consumer warps (8-15) compute" \
-    65 1 warps warp_specialized "0 7 8 15" 1
+tl timeline-03 $T/03_warp_specialized.csv "Chapter 03: producer warps (0-3) fill the ring, consumer warps (4-11) compute" \
+    65 1 warps warp_specialized "0 3 4 11" 1
 tl timeline-04 $T/04_persistent.csv "Chapter 04: one block per SM takes tile after tile from the queue" \
-    60 1 warps persistent "0 7 8 15" 1
+    60 1 warps persistent "0 3 4 11" 1
 tl timeline-05 $T/05_cooperative_grid.csv "Chapter 05: two stages per iteration, as launches, as a graph, with grid.sync()" \
     100 0.35 kernels two_stage_launches two_stage_graph two_stage_cooperative
 tl timeline-06 $T/06_clusters_dsmem.csv "Chapter 06: producers share A through DSMEM and wait for both blocks' consumers" \

@@ -161,7 +161,7 @@ render() { # page -> stdout
         ;;
     esac
     awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, flacks, alts, nalt, hit, j, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, flacks, alts, nalt, hit, j, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf, cseen, cl, nc) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; flacks = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""
         split("", seen); split("", base)
@@ -197,6 +197,7 @@ render() { # page -> stdout
             if (fexcl != "" && index("," fexcl ",", "," f[7] ",") > 0) continue
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
+            if (!(f[4] in cseen)) { cseen[f[4]] = 1; cl = cl (cl == "" ? "" : ", ") f[4]; nc++ }
             if (rows == 0) {
                 caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; from `" file "` (`" made_by(file) "`)."
                 if (funiq) caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] "; each row from its own chapter'"'"'s run (commit and date in `" file "`, `make bench`); % of cuBLAS is against cuBLAS in that same run."
@@ -217,7 +218,13 @@ render() { # page -> stdout
         }
         close(file)
         if (rows == 0) print "<em>No rows in `" file "` match `" spec "`.</em>"
-        else { print ""; print "<em>" caption "</em>" }
+        else { print ""; print "<em>" several(caption, nc, cl, file) "</em>" }
+    }
+    # A caption names one commit and date (those of the first row); where the
+    # rows come from several commits, it names them all and points to the file.
+    function several(caption, nc, cl, file) {
+        if (nc > 1) sub(/, commit [^;]*;/, ", commits " cl " (each row'"'"'s commit and date in `" file "`);", caption)
+        return caption
     }
     function demo(spec,    n, a, i, key, v, file, fchapter, fprefix, fm, fn, fhas, per, line, f, nf, rows, first, caption) {
         n = split(spec, a, " ")
@@ -360,7 +367,7 @@ render() { # page -> stdout
     }
     # The cost of tracing (tests/trace.sh): per chapter, the default build, the
     # TRACE=1 build with its trace points unarmed, and one traced launch.
-    function tracecost(spec,    file, line, f, rows, caption) {
+    function tracecost(spec,    file, line, f, rows, caption, cseen, cl, nc) {
         file = spec
         if ((getline line < file) <= 0) {
             print "<em>No measurements yet: run `make traces` on a GPU to create `" file "`.</em>"
@@ -369,6 +376,7 @@ render() { # page -> stdout
         rows = 0
         while ((getline line < file) > 0) {
             if (split(line, f, ",") < 15) continue
+            if (!(f[4] in cseen)) { cseen[f[4]] = 1; cl = cl (cl == "" ? "" : ", ") f[4]; nc++ }
             if (rows++ == 0) {
                 caption = "Measured on " f[1] ", driver " f[2] ", CUDA " f[3] ", commit " f[4] ", " f[5] "; one run of each build; from `" file "` (`make traces`)."
                 print "| chapter | kernel | M x N x K | default build, median ms | TRACE=1 build, unarmed | one traced launch | steps recorded (SMs 0-1) |"
@@ -379,7 +387,7 @@ render() { # page -> stdout
         }
         close(file)
         if (rows == 0) print "<em>No rows in `" file "`.</em>"
-        else { print ""; print "<em>" caption "</em>" }
+        else { print ""; print "<em>" several(caption, nc, cl, file) "</em>" }
     }
     /<!-- chapter-nav -->/ {
         print
