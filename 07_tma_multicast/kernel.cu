@@ -76,8 +76,13 @@
 static_assert(CONSUMER_THREADS == 256, "two consumer warpgroups");
 static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
               "setmaxnreg takes multiples of 8 from 24 to 256");
-static_assert(PRODUCER_THREADS * PRODUCER_REGS + CONSUMER_THREADS * CONSUMER_REGS <= 65536,
-              "the SM has 65536 registers for the block");
+/* setmaxnreg.inc takes registers only from the block's own pool, the
+ * registers it was launched with (TMA_THREADS x LAUNCH_REGS), not from the
+ * rest of the SM's 65536: a split that needs more would wait forever. */
+#define LAUNCH_REGS 168 /**< registers per thread at launch: 65536 / TMA_THREADS, rounded down to a multiple of 8 */
+static_assert(LAUNCH_REGS == 65536 / TMA_THREADS / 8 * 8, "the even split of the register file at launch");
+static_assert(PRODUCER_THREADS * PRODUCER_REGS + CONSUMER_THREADS * CONSUMER_REGS <= TMA_THREADS * LAUNCH_REGS,
+              "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
 static_assert(TMA_SMEM <= 227 * 1024, "the ring fits in the SM's shared memory");
 static_assert(BK % CLUSTER_M == 0 && BK % CLUSTER_N == 0, "the clusters' slices split the tiles evenly");
 
