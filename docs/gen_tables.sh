@@ -294,6 +294,18 @@ render() { # page -> stdout
         l["lts__t_bytes.sum"] = "L2 bytes"
         l["lts__t_sector_hit_rate.pct"] = "L2 hit rate"
         l["dram__bytes_read.sum"] = "DRAM bytes read"
+        l["sass__compute_loop_instructions"] = "compute loop: instructions per K step"
+        l["sass__compute_loop_integer_instructions"] = "compute loop: of which integer arithmetic"
+        l["sass__compute_loop_ffma"] = "compute loop: FFMAs"
+        l["sass__compute_loop_lds"] = "compute loop: shared-memory loads"
+        l["sass__compute_loop_lds_to_use_median"] = "compute loop: instructions from a load to its first use (median)"
+        l["sass__compute_loop_samples_selected"] = "compute loop samples: issuing"
+        l["sass__compute_loop_samples_not_selected"] = "compute loop samples: ready, another warp issued"
+        l["sass__compute_loop_samples_short_sb"] = "compute loop samples: waiting for shared memory (short scoreboard)"
+        l["sass__compute_loop_samples_no_inst"] = "compute loop samples: waiting for an instruction fetch"
+        l["sass__compute_loop_samples_dispatch"] = "compute loop samples: dispatch stall"
+        l["sass__copy_loop_instructions"] = "copy loop: instructions per K step"
+        l["sass__copy_loop_integer_instructions"] = "copy loop: of which integer arithmetic"
         if (m in l) s = l[m]
         else if (m ~ /^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$/) {
             s = m; sub(/^smsp__average_warps_issue_stalled_/, "", s); sub(/_per_issue_active\.ratio$/, "", s)
@@ -362,7 +374,9 @@ render() { # page -> stdout
             print row
         }
         print ""
-        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : file ~ /-shapes/ ? "tests/shapes_sweep.sh" : file ~ /-storer/ ? "tests/storer_sweep.sh" : "tests/profile.sh") "`). Metrics: " legend ".</em>"
+        # the rows of tests/sass_profile.sh are its own sums, not Nsight Compute metrics
+        if (file ~ /-sass/) legend = "each row sums, over the SASS instructions of one loop, the per-instruction counts or warp-state samples of the source view (the SourceCounters section); the script says how it finds the loops"
+        print "<em>Nsight Compute on " gpu ", commit " commit ", one launch per kernel at " fsize "; from `" file "` (`" (file ~ /-answers/ ? "tests/classroom/answers.sh" : file ~ /-shapes/ ? "tests/shapes_sweep.sh" : file ~ /-storer/ ? "tests/storer_sweep.sh" : file ~ /-sass/ ? "tests/sass_profile.sh" : "tests/profile.sh") "`). Metrics: " legend ".</em>"
         split("", kseen); split("", mseen); split("", val)
     }
     # The cost of tracing (tests/trace.sh): per chapter, the default build, the

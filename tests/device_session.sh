@@ -32,6 +32,7 @@ bench_rc=$?
 
 echo "== profile"
 bash tests/profile.sh >tests/build/logs/profile.log 2>&1 || echo "profile failed (see tests/build/logs/profile.log)"
+bash tests/sass_profile.sh >tests/build/logs/sass_profile.log 2>&1 || echo "SASS profile failed (see tests/build/logs/sass_profile.log)"
 tar czf "$OUT/results.tgz" docs/results tests/build/logs 2>/dev/null
 echo
 echo "GPU tests exit $test_rc, benchmark exit $bench_rc; results in $OUT"

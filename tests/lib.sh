@@ -6,7 +6,7 @@
 settings() {
     unset PTX_MUST PTX_MUST_NOT PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
         GPU_EXIT_CASES BENCH_KERNEL BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
-        PROFILE_VARIANTS PROFILE_SKIP GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX
+        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX
     PTX_MUST=() PTX_MUST_NOT=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() BENCH_DEMO_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= PROFILE_KERNELS= PROFILE_SKIP=
@@ -22,6 +22,9 @@ settings() {
 # region_files DIR: the sources in DIR with exercise regions
 # (tests/classroom/regions.awk), sorted, names relative to DIR.
 region_files() { (cd "$1" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort); }
+
+# ncu_path: the Nsight Compute command line (fails when there is none)
+ncu_path() { command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda/bin/ncu; }; }
 
 # sanitizer: the compute-sanitizer to run (empty when there is none)
 sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
@@ -40,6 +43,19 @@ gpu_slug() {
     s=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1 | tr 'A-Z' 'a-z' |
         grep -oE '\b[a-z]{1,2}[0-9]{2,4}\b' | head -n1)
     echo "${s:-gpu}"
+}
+
+# merge_profile OUT NEW " chapter chapter ": write OUT (the columns of
+# tests/profile.sh) with the rows of those chapters taken from NEW and the
+# other chapters' rows kept
+merge_profile() {
+    {
+        echo "gpu,commit,chapter,kernel,metric,unit,value"
+        {
+            [ -f "$1" ] && awk -F, -v chs="$3" 'NR > 1 && index(chs, " " $3 " ") == 0' "$1"
+            cat "$2"
+        } | sort -t, -k3,3 -s
+    } >"$1.new" && mv "$1.new" "$1"
 }
 
 # case_words CASE: a case's arguments, one per line-separated word. Cases

@@ -24,8 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 . tests/lib.sh
-NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-[ -x "$NCU" ] || { echo "ncu not found" >&2; exit 3; }
+NCU=$(ncu_path) || { echo "ncu not found" >&2; exit 3; }
 
 # ncu leaves out a metric it does not know; the CSV then simply lacks it.
 # PROFILE_METRICS (comma-separated) replaces the list, for one experiment.
@@ -112,11 +111,5 @@ for ch in $chapters; do
     done
 done
 
-{
-    echo "gpu,commit,chapter,kernel,metric,unit,value"
-    {
-        [ -f "$out" ] && awk -F, -v chs="$chapters" 'NR > 1 && index(chs, " " $3 " ") == 0' "$out"
-        cat "$new"
-    } | sort -t, -k3,3 -s
-} >"$out.new" && mv "$out.new" "$out"
+merge_profile "$out" "$new" "$chapters"
 echo "wrote $out"

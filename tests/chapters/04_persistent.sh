@@ -37,6 +37,8 @@ SANITIZE_VARIANTS=(persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
 
 PROFILE_KERNELS=warp_specialized,persistent,persistent_residual,persistent_storer,cublas
 PROFILE_VARIANTS=(GROUP=1 GROUP=16 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4)
+# tests/sass_profile.sh: per-loop SASS counts and stall samples, chapter 03's kernel beside the lesson
+SASS_KERNELS=warp_specialized,persistent
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
