@@ -294,7 +294,7 @@ render() { # page -> stdout
         l["lts__t_bytes.sum"] = "L2 bytes"
         l["lts__t_sector_hit_rate.pct"] = "L2 hit rate"
         l["dram__bytes_read.sum"] = "DRAM bytes read"
-        l["sass__compute_loop_instructions"] = "compute loop: instructions per K step"
+        l["sass__compute_loop_instructions"] = "compute loop: instructions per K step (one warp)"
         l["sass__compute_loop_integer_instructions"] = "compute loop: of which integer arithmetic"
         l["sass__compute_loop_ffma"] = "compute loop: FFMAs"
         l["sass__compute_loop_lds"] = "compute loop: shared-memory loads"
@@ -304,7 +304,7 @@ render() { # page -> stdout
         l["sass__compute_loop_samples_short_sb"] = "compute loop samples: waiting for shared memory (short scoreboard)"
         l["sass__compute_loop_samples_no_inst"] = "compute loop samples: waiting for an instruction fetch"
         l["sass__compute_loop_samples_dispatch"] = "compute loop samples: dispatch stall"
-        l["sass__copy_loop_instructions"] = "copy loop: instructions per K step"
+        l["sass__copy_loop_instructions"] = "copy loop: instructions per K step (one warp)"
         l["sass__copy_loop_integer_instructions"] = "copy loop: of which integer arithmetic"
         if (m in l) s = l[m]
         else if (m ~ /^smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$/) {
