@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything a GPU session needs in one command (see docs/measuring.md): the
-# full GPU suite (make test-gpu), the benchmark and the profile (into
+# full GPU suite (make test-gpu), the benchmark, the profile and the SASS
+# profile (tests/sass_profile.sh; into
 # docs/results/, merged with the rows of chapters not run), and the logs and
 # CSVs copied to $OUT (default tests/build/out). Prints the short benchmark
 # table last.
