@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Everything a GPU session needs in one command (see docs/measuring.md): the
 # full GPU suite (make test-gpu), the benchmark, the profile and the SASS
-# profile (tests/sass_profile.sh; into
-# docs/results/, merged with the rows of chapters not run), and the logs and
-# CSVs copied to $OUT (default tests/build/out). Prints the short benchmark
-# table last.
+# profile (tests/sass_profile.sh), all into docs/results/ (merged with the
+# rows of chapters not run), and the logs and CSVs copied to $OUT (default
+# tests/build/out). Prints the short benchmark table last.
 #
 #   OUT=/some/dir TUTORIAL_COMMIT=abc123 bash tests/device_session.sh
 #   CHAPTERS=02_double_buffer ... bash tests/device_session.sh   one chapter
