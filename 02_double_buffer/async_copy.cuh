@@ -36,7 +36,7 @@ __device__ __forceinline__ float (*stage_b(float *smem, int s))[BN]
  * Elements outside the matrix are written as zeros with ordinary stores;
  * the pipeline's stage barrier publishes those too. The @p nthreads
  * copying threads (ids @p tid = 0 .. nthreads-1) split the tile between
- * them; nthreads must divide BM*BK/4 and BK*BN/4, and is a compile-time
+ * them; nthreads must divide BM*AK/4 and BK*BN/4, and is a compile-time
  * constant at every call, so the loops unroll.
  *
  * A tile that lies wholly inside its matrix (every tile but those of the
@@ -45,20 +45,25 @@ __device__ __forceinline__ float (*stage_b(float *smem, int s))[BN]
  * copy is about one instruction. The copies are issued on the same
  * schedulers as the FMAs, for every stage, so their cost is paid in the
  * main loop.
+ *
+ * Chapter 06 copies only part of the A tile: its @p AK columns from
+ * column @p ak (the defaults are the whole tile). @p Pipe is the
+ * cuda::pipeline the copies join: block scope in chapters 02-04, thread
+ * scope in chapter 06.
  */
 //! [issue]
+template <int AK = BK, class Pipe>
 __device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[BN],
                                            const float *__restrict__ A,
                                            const float *__restrict__ B, int M, int N, int K,
                                            int m0, int n0, int k0, bool b_vec, int tid,
-                                           int nthreads,
-                                           cuda::pipeline<cuda::thread_scope_block> &pipe)
+                                           int nthreads, Pipe &pipe, int ak = 0)
 {
-    if (m0 + BM <= M && k0 + BK <= K) { /* no element of the A tile lies outside A */
+    if (m0 + BM <= M && k0 + ak + AK <= K) { /* no element of the A tile lies outside A */
 #pragma unroll
-        for (int l = 0; l < BM * BK / 4 / nthreads; ++l) {
+        for (int l = 0; l < BM * AK / 4 / nthreads; ++l) {
             const int e = tid + l * nthreads;
-            const int r = e / (BK / 4), c = (e % (BK / 4)) * 4;
+            const int r = e / (AK / 4), c = ak + (e % (AK / 4)) * 4;
             const float *a = A + (size_t)(m0 + r) * K + k0 + c;
 #pragma unroll
             for (int i = 0; i < 4; ++i)
@@ -66,9 +71,9 @@ __device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[
         }
     } else {
 #pragma unroll
-        for (int l = 0; l < BM * BK / 4 / nthreads; ++l) {
+        for (int l = 0; l < BM * AK / 4 / nthreads; ++l) {
             const int e = tid + l * nthreads;
-            const int r = e / (BK / 4), c = (e % (BK / 4)) * 4;
+            const int r = e / (AK / 4), c = ak + (e % (AK / 4)) * 4;
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 if (m0 + r < M && k0 + c + i < K)

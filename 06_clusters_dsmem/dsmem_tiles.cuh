@@ -66,14 +66,14 @@ __device__ __forceinline__ void store_a_part(float (*As)[BM + A_PAD], const floa
 /** @brief Dynamic shared memory of one block: the ring, as chapter 03. */
 static const size_t cluster_smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
 
-/** @brief The launch configuration for an M x N problem in clusters of @p cluster blocks. */
+/** @brief The launch configuration for an M x N problem in clusters of @p cluster blocks of @p threads. */
 static void cluster_gemm_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int M, int N, int cluster,
-                                cudaStream_t stream)
+                                cudaStream_t stream, unsigned threads = WS_THREADS)
 {
     const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;
     /* The grid must be a multiple of the cluster: round the row of tiles up
      * (the extra blocks load their share of A and store nothing). */
-    cluster_launch_config(cfg, attr, dim3((tiles_n + cluster - 1) / cluster * cluster, tiles_m), dim3(WS_THREADS),
+    cluster_launch_config(cfg, attr, dim3((tiles_n + cluster - 1) / cluster * cluster, tiles_m), dim3(threads),
                           cluster_smem, stream, dim3(cluster, 1, 1));
 }
 

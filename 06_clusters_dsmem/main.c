@@ -28,6 +28,8 @@ int main(int argc, char **argv)
         {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
         /* variants.cu: the source's "leader loads, followers read through DSMEM" */
         {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
+        /* variants.cu: chapter 03's copies, shared through bulk copies between shared memories */
+        {"cluster_bulk", launch_gemm_cluster_bulk, gemm_cluster_bulk_knobs},
     };
     option_extra extras[] = {
         {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},

@@ -10,8 +10,15 @@
  *    followers read through DSMEM": block rank 0 loads the whole A tile
  *    into its own shared memory only, and every consumer of the cluster
  *    reads A from there; each block loads its own B tile.
+ *  - gemm_cluster_bulk: sharing without registers and without fences.
+ *    Chapter 03's producers, unchanged, copy a block's part of the A tile
+ *    (BK/CLUSTER of its k rows) and its B tile into its own stage with
+ *    cp.async; one thread then hands that part to every peer with a bulk
+ *    copy between shared memories (`cp.async.bulk.shared::cluster.
+ *    shared::cta`), which completes on the peer's full barrier.
  */
 #include <cooperative_groups.h>
+#include <cuda/pipeline>
 #include <cuda_runtime.h>
 
 #include "variants.h"
@@ -20,13 +27,17 @@
 
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER, as kernel.cu */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
-#include "../02_double_buffer/async_copy.cuh" /* stage_a(), stage_b() */
+#include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 #include "../common/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "dsmem_tiles.cuh" /* load_tiles(), store_a_part(), cluster_gemm_config() */
 
 extern "C" const char gemm_cluster_fenced_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
     " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER);
+#define BULK_PRODUCER_WARPS 4 /**< gemm_cluster_bulk: chapter 03's producer warps, whatever PRODUCER_WARPS is */
+extern "C" const char gemm_cluster_bulk_knobs[] =
+    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
+    " PRODUCER_WARPS=" STR(BULK_PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) " bulk_copies";
 extern "C" const char gemm_cluster_leader_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
     " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) " leader_loads_A";
@@ -110,13 +121,14 @@ gemm_cluster_fenced(int M, int N, int K, const float *__restrict__ A, const floa
 
 /** @brief Launch a variant kernel as kernel.cu launches gemm_cluster: clusters of CLUSTER along N. */
 static cudaError_t launch_variant(void (*kernel)(int, int, int, const float *, const float *, float *), int M, int N,
-                                  int K, const float *A, const float *B, float *C, cudaStream_t stream)
+                                  int K, const float *A, const float *B, float *C, cudaStream_t stream,
+                                  unsigned threads = WS_THREADS)
 {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
     cudaError_t err = smem_opt_in((const void *)kernel, cluster_smem);
     if (err != cudaSuccess) return err;
-    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream);
+    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream, threads);
     err = cudaLaunchKernelEx(&cfg, kernel, M, N, K, A, B, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
@@ -229,4 +241,159 @@ extern "C" cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const flo
                                                   cudaStream_t stream)
 {
     return launch_variant(gemm_cluster_leader, M, N, K, A, B, C, stream);
+}
+
+/* ------------------------------------------------------------ bulk copies */
+
+/* gemm_cluster_bulk keeps chapter 03's block: 4 producer warps, since its
+ * copies cost about one instruction each (chapter 02's issue_tile()). */
+#define BULK_PRODUCER_THREADS (BULK_PRODUCER_WARPS * 32) /**< threads that copy */
+#define BULK_THREADS (BULK_PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
+#define PART_K (BK / CLUSTER) /**< k rows of each A tile that one block copies for the cluster */
+#define PART_BYTES (PART_K * (BM + A_PAD) * sizeof(float)) /**< those rows of As[k][m]: contiguous */
+static_assert(PART_K % 4 == 0 && (BM * PART_K / 4) % BULK_PRODUCER_THREADS == 0 &&
+                  (BK * BN / 4) % BULK_PRODUCER_THREADS == 0,
+              "the producer threads split the A part and the B tile evenly, in whole float4s of k");
+static_assert(PART_BYTES % 16 == 0, "a bulk copy moves a multiple of 16 bytes");
+
+/** @brief `mbarrier.expect_tx`: the current phase also waits for @p bytes of asynchronous copies. */
+__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+                 : "memory");
+}
+
+/**
+ * @brief Arrive on this block's barrier @p bar once the calling thread's
+ *        cp.async copies issued so far have landed
+ *        (`cp.async.mbarrier.arrive.noinc`: the barrier's count includes it).
+ */
+__device__ __forceinline__ void mbar_arrive_on_copies(uint64_t *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+/** @brief Arrive on this block's own barrier @p bar (release at CTA scope), without a cluster address. */
+__device__ __forceinline__ void mbar_arrive_local(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+/**
+ * @brief Copy @p bytes at @p p in this block's shared memory to the same
+ *        offset in block @p rank's, and count them on that block's barrier
+ *        at @p bar's offset (`cp.async.bulk.shared::cluster.shared::cta`):
+ *        the copy engine moves them, no thread of either block stores them.
+ */
+__device__ __forceinline__ void bulk_copy_to_peer(const void *p, unsigned bytes, uint64_t *bar, unsigned rank)
+{
+    uint32_t dst, remote_bar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(smem_addr(p)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
+    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(dst), "r"(smem_addr(p)), "r"(bytes), "r"(remote_bar)
+                 : "memory");
+}
+
+/**
+ * @brief Hand this block's part of stage @p s's A tile to every peer.
+ *        Called by every producer thread once its copies into the stage
+ *        have landed: the proxy fence makes what it wrote with cp.async
+ *        (and its zero stores) visible to the copy engine, the named
+ *        barrier waits for the other producers' parts of the same rows,
+ *        and one thread issues one bulk copy per peer.
+ */
+__device__ __forceinline__ void forward_part(float *smem, uint64_t *full, int s, unsigned rank)
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("bar.sync 1, %0;" ::"n"(BULK_PRODUCER_THREADS) : "memory");
+    if (threadIdx.x == 0)
+        for (int q = 1; q < CLUSTER; ++q)
+            bulk_copy_to_peer(stage_a(smem, s)[rank * PART_K], PART_BYTES, &full[s], (rank + q) % CLUSTER);
+}
+
+/**
+ * @brief Chapter 03's GEMM, sharing each A tile in clusters of CLUSTER
+ *        blocks along N through bulk copies between shared memories.
+ *
+ * Block rank r copies k rows [r*PART_K, (r+1)*PART_K) of the A tile (all
+ * BM of its m, transposed as chapter 02 does) and the whole B tile into
+ * its own stage with cp.async, which chapter 03's issue_tile() does with
+ * only the A part changed. In As[k][m] those k rows are one contiguous
+ * block of memory, so one bulk copy per peer moves them.
+ *
+ * Stage s of block r is full when its own producers' copies have landed
+ * (each producer thread's cp.async arrival: BULK_PRODUCER_THREADS) and the
+ * CLUSTER-1 parts of its peers have (expect_tx of their bytes); no thread
+ * stores into a peer, so no arrival needs a cluster-scope release. A
+ * producer forwards tile t's part one iteration later, after waiting for
+ * its own copies of it (cp.async.wait_group 1), so tile t+1's copies are
+ * already in flight while it waits. Stage s may be refilled when every
+ * consumer of the cluster has read it, as in kernel.cu.
+ */
+//! [bulk]
+__global__ void __launch_bounds__(BULK_THREADS, 1)
+gemm_cluster_bulk(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
+                  float *__restrict__ C)
+{
+    extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), as chapter 03 */
+    __shared__ uint64_t full[STAGES];
+    __shared__ uint64_t empty[STAGES];
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank();
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int tiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], BULK_PRODUCER_THREADS); /* own copies; the peers' parts count as bytes */
+            mbar_init(&empty[s], CLUSTER * CONSUMER_THREADS);
+        }
+        fence_mbar_init();
+    }
+    cluster.sync();
+
+    if (threadIdx.x < BULK_PRODUCER_THREADS) {
+        const bool b_vec = rows_aligned16(B, N);
+        cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline(); /* cp.async groups */
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1); /* every consumer of the cluster is done with it */
+            if (CLUSTER > 1 && threadIdx.x == 0) mbar_expect_tx(&full[s], (CLUSTER - 1) * PART_BYTES);
+            issue_tile<PART_K>(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
+                               threadIdx.x, BULK_PRODUCER_THREADS, pipe, rank * PART_K);
+            pipe.producer_commit();
+            mbar_arrive_on_copies(&full[s]);
+            if (CLUSTER > 1 && t > 0) {
+                cuda::pipeline_consumer_wait_prior<1>(pipe); /* tile t-1's copies have landed */
+                forward_part(smem, full, (t - 1) % STAGES, rank);
+            }
+        }
+        if (CLUSTER > 1 && tiles > 0) {
+            cuda::pipeline_consumer_wait_prior<0>(pipe);
+            forward_part(smem, full, (tiles - 1) % STAGES, rank);
+        }
+    } else {
+        const int ctid = threadIdx.x - BULK_PRODUCER_THREADS;
+        const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
+        float acc[TM][TN] = {};
+        for (int t = 0; t < tiles; ++t) {
+            const int s = t % STAGES;
+            mbar_wait_cta(&full[s], (t / STAGES) & 1); /* the copy engine and cp.async delivered it */
+            compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            mbar_arrive_local(&empty[s]);
+            for (int q = 1; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], (rank + q) % CLUSTER);
+        }
+        store_tile(C, acc, m0, n0, M, N, tx, ty);
+    }
+    /* Peers may still arrive on this block's barriers, and read its part
+     * of the last stages: no block leaves before all are done. */
+    cluster.sync();
+}
+//! [bulk]
+
+extern "C" cudaError_t launch_gemm_cluster_bulk(int M, int N, int K, const float *A, const float *B, float *C,
+                                                cudaStream_t stream)
+{
+    return launch_variant(gemm_cluster_bulk, M, N, K, A, B, C, stream, BULK_THREADS);
 }

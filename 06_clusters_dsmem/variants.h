@@ -1,6 +1,6 @@
 /**
  * @file 06_clusters_dsmem/variants.h
- * @brief Chapter 06's measured alternative to its lesson kernel (variants.cu).
+ * @brief Chapter 06's measured alternatives to its lesson kernel (variants.cu).
  */
 #ifndef CH06_VARIANTS_H
 #define CH06_VARIANTS_H
@@ -21,6 +21,11 @@ extern const char gemm_cluster_fenced_knobs[]; /**< "... STAGES=... CLUSTER=..."
 cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const float *A, const float *B, float *C,
                                        cudaStream_t stream);
 extern const char gemm_cluster_leader_knobs[]; /**< "... CLUSTER=... leader_loads_A" */
+
+/** @brief Chapter 03's GEMM sharing A tiles through bulk copies between shared memories (variants.cu). */
+cudaError_t launch_gemm_cluster_bulk(int M, int N, int K, const float *A, const float *B, float *C,
+                                     cudaStream_t stream);
+extern const char gemm_cluster_bulk_knobs[]; /**< "... PRODUCER_WARPS=4 CLUSTER=... bulk_copies" */
 
 #ifdef __cplusplus
 }

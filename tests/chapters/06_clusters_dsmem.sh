@@ -10,7 +10,7 @@ PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the demonstrations out; the sanitizers run both, smaller.
-SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_fenced,cluster_leader,cublas)
+SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_fenced,cluster_leader,cluster_bulk,cublas)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --elements 100000 --rounds 20 --pings 100)
 GPU_CASES=(--elements=1,--only=clusters --elements=1000003,--rounds=3,--pings=5,--only=clusters)
 QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
@@ -20,7 +20,7 @@ BENCH_KERNEL=cluster
 BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8,PRODUCER_WARPS=4 PRODUCER_WARPS=4)
 SANITIZE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 
-PROFILE_KERNELS=warp_specialized,cluster,cublas
+PROFILE_KERNELS=warp_specialized,cluster,cluster_bulk,cublas
 PROFILE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
