@@ -2,7 +2,7 @@
 # make bench: time every chapter on this GPU and record the results.
 #
 # For each chapter: the default build at 4096^3 (all its kernels and cuBLAS),
-# its main kernel (BENCH_KERNEL) and cuBLAS at 8192^3, and every knob setting
+# its main kernel (BENCH_KERNEL), any in BENCH_ALSO_8192 and cuBLAS at 8192^3, and every knob setting
 # in BENCH_VARIANTS at 4096^3 (tests/chapters/<chapter>.sh). Every row is
 # verified. A chapter that is not a GEMM (GEMM=0) runs its default and each
 # argument set in BENCH_ARGS instead; a GEMM chapter also runs each set in
@@ -87,7 +87,7 @@ for ch in $CHAPTERS; do
             "$prog" $(case_words "$a")
     done
     run_csv "tests/build/logs/bench-$ch-8192.log" "$tmp.main" "$prog" --m 8192 --n 8192 --k 8192 \
-        --only "$BENCH_KERNEL,cublas" --reps 10
+        --only "$BENCH_KERNEL,${BENCH_ALSO_8192:+$BENCH_ALSO_8192,}cublas" --reps 10
     for v in "${BENCH_VARIANTS[@]}"; do
         echo "   $v"
         run_csv "tests/build/logs/bench-$ch-$(variant_dir "$v").log" "$tmp.var" "$(bench_build "$ch" "$v")" \

@@ -17,6 +17,8 @@ QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
 GPU_EXIT_CASES=(4:--bad-cluster-grid,--only=clusters 5:--divergent-cluster-sync,--only=clusters,--rounds=3,--timeout=3)
 
 BENCH_KERNEL=cluster
+# at 8192^3 also the parent's kernel and the variant that beats it, in the same run
+BENCH_ALSO_8192=warp_specialized,cluster_bulk
 BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8,PRODUCER_WARPS=4 PRODUCER_WARPS=4)
 SANITIZE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 
