@@ -346,7 +346,7 @@ gemm_cluster_bulk(int M, int N, int K, const float *__restrict__ A, const float 
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], BULK_PRODUCER_THREADS); /* own copies; the peers' parts count as bytes */
+            mbar_init(&full[s], BULK_PRODUCER_THREADS); /* own copies; peers' parts: bytes */
             mbar_init(&empty[s], CLUSTER * CONSUMER_THREADS);
         }
         fence_mbar_init();
@@ -358,7 +358,7 @@ gemm_cluster_bulk(int M, int N, int K, const float *__restrict__ A, const float 
         cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline(); /* cp.async groups */
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
-            mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1); /* every consumer of the cluster is done with it */
+            mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1); /* the whole cluster read it */
             if (CLUSTER > 1 && threadIdx.x == 0) mbar_expect_tx(&full[s], (CLUSTER - 1) * PART_BYTES);
             issue_tile<PART_K>(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
                                threadIdx.x, BULK_PRODUCER_THREADS, pipe, rank * PART_K);
@@ -379,7 +379,7 @@ gemm_cluster_bulk(int M, int N, int K, const float *__restrict__ A, const float 
         float acc[TM][TN] = {};
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
-            mbar_wait_cta(&full[s], (t / STAGES) & 1); /* the copy engine and cp.async delivered it */
+            mbar_wait_cta(&full[s], (t / STAGES) & 1); /* own copies and peers' parts landed */
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             mbar_arrive_local(&empty[s]);
             for (int q = 1; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], (rank + q) % CLUSTER);
