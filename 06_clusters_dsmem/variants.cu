@@ -381,6 +381,7 @@ gemm_cluster_bulk(int M, int N, int K, const float *__restrict__ A, const float 
             const int s = t % STAGES;
             mbar_wait_cta(&full[s], (t / STAGES) & 1); /* own copies and peers' parts landed */
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            /* Release the stage in every block: this one's without a cluster address. */
             mbar_arrive_local(&empty[s]);
             for (int q = 1; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], (rank + q) % CLUSTER);
         }
