@@ -73,11 +73,12 @@ static void occupancy_section(chapter_env *env)
 {
     FILE *f = env->out;
     const int sizes[] = {1, 2, 4, 8, 16};
+    char gemm[48];
     int i;
+    snprintf(gemm, sizeof gemm, "GEMM: %u thr, %zu KB smem", gemm_cluster_threads, (gemm_cluster_smem + 500) / 1000);
     fprintf(f, "\ncudaOccupancyMaxActiveClusters (%d SMs; 16 is a non-portable size, allowed per kernel):\n",
             env->dev.sms);
-    fprintf(f, "  %-8s  %-34s  %-34s\n", "cluster", "reduction: 256 thr, no dyn. smem",
-            "GEMM: 512 thr, 133 KB smem");
+    fprintf(f, "  %-8s  %-34s  %-34s\n", "cluster", "reduction: 256 thr, no dyn. smem", gemm);
     for (i = 0; i < 5; ++i) {
         int a = 0, b = 0;
         char ca[48], cb[48];

@@ -3,37 +3,43 @@
  * @brief Chapter 06: "load once, share through DSMEM". Chapter 03's
  *        warp-specialized GEMM launched as clusters of CLUSTER blocks that
  *        sit side by side along N; the blocks of a cluster need the same
- *        A tile at every step, so each loads 1/CLUSTER of its rows from
- *        global memory and writes them into every peer's ring through
- *        distributed shared memory.
+ *        A tile at every step, so each copies 1/CLUSTER of it from global
+ *        memory and hands that part to its peers, shared memory to shared
+ *        memory.
  *
  * In chapter 03, the blocks computing C tiles (m, n) and (m, n+1) both
  * read the same 128 x 32 A tile from L2 at every K step. Here block rank r
- * of a cluster reads rows [r*BM/CLUSTER, (r+1)*BM/CLUSTER) of it once and
- * stores them into the same stage of all CLUSTER blocks (its own included),
- * through pointers from `cluster.map_shared_rank()`. The consumers run
- * chapter 03's compute step on their own shared memory, unchanged.
+ * of a cluster copies k rows [r*PART_K, (r+1)*PART_K) of it, with chapter
+ * 03's producers and copies (issue_tile(), cp.async), into its own stage.
+ * In the transposed tile As[k][m] those rows are one contiguous run of
+ * shared memory, so once they have landed one thread hands them to each
+ * peer with one bulk copy between shared memories
+ * (`cp.async.bulk.shared::cluster.shared::cta`), which the copy engine
+ * carries out and counts on the peer's barrier. No thread stores into a
+ * peer. The consumers run chapter 03's compute step on their own shared
+ * memory, unchanged.
  *
- * What changes is the hand-off. A block's stage is now written by the
- * producers of every block of the cluster, so "stage s is full" must count
- * their arrivals from across the cluster, and "stage s is free" must wait
- * for the consumers of every block that the producers write to. Each block
- * therefore holds a full and an empty mbarrier per stage, and threads arrive
- * on the barriers of all blocks of the cluster (common/cluster.cuh); a
- * `cuda::pipeline` only spans one block. The producers load through
- * registers (a thread cannot `cp.async` into another block's shared
- * memory), as chapter 01 did.
+ * What changes is the hand-off. Stage s of a block is full when its own
+ * copies have landed and the peers' parts have, and free only when the
+ * consumers of every block of the cluster have read it (the peers read
+ * this block's part through their copies of it). A `cuda::pipeline` spans
+ * one block, so each block holds a full and an empty mbarrier per stage:
+ * full[s] counts the producers' copies (`cp.async.mbarrier.arrive`) and
+ * the peers' bytes (`mbarrier.expect_tx`), empty[s] the releases of the
+ * whole cluster's consumers (common/cluster.cuh).
  *
  * Parent: chapter 03 (03_warp_specialized/kernel.cu), not 04: a cluster
  * shares tiles between blocks that run side by side, one C tile each, which
- * chapter 03's blocks are; `make diff-06` shows what this adds. The
- * consumers' releases with a cluster-scope fence are measured as their own
- * kernel in variants.cu.
+ * chapter 03's blocks are; `make diff-06` shows what this adds. Sharing
+ * through the threads' registers and DSMEM stores, and the source's "the
+ * leader loads, the others read", are measured as kernels of their own in
+ * variants.cu.
  *
  * Knobs: BM BN BK STAGES PRODUCER_WARPS as in chapter 03; CLUSTER (1, 2, 4
  * or 8 blocks per cluster; 1 = no sharing, the same code otherwise).
  */
 #include <cooperative_groups.h>
+#include <cuda/pipeline>
 #include <cuda_runtime.h>
 
 #include "kernel.h"
@@ -42,21 +48,48 @@
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER and their defaults */
-#include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
-#include "../02_double_buffer/async_copy.cuh" /* stage_a(), stage_b() */
+#include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
+#include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 #include "../common/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
-#include "dsmem_tiles.cuh" /* load_tiles(), store_a_part(), cluster_gemm_config() */
+#include "dsmem_tiles.cuh" /* PART_K, bulk_copy_to_peer(), cluster_gemm_config() */
 
 extern "C" const char gemm_cluster_knobs[] =
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
     " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER);
+extern "C" const unsigned gemm_cluster_threads = WS_THREADS;
+extern "C" const size_t gemm_cluster_smem = cluster_smem;
 
 namespace cg = cooperative_groups;
 
 /**
- * @brief Cluster GEMM: warps 0 .. PRODUCER_WARPS-1 load this block's part
- *        of A into every block of the cluster and its own B tile; the next
- *        8 warps compute the block's BM x BN tile of C.
+ * @brief Hand this block's part of stage @p s's A tile to every peer.
+ *        Every producer thread calls it once its own copies into the stage
+ *        have landed.
+ */
+//! [forward]
+__device__ __forceinline__ void forward_part(float *smem, uint64_t *full, int s, unsigned rank)
+{
+    /* The copies landed through the threads' view of shared memory (the
+     * generic proxy); the copy engine reads through its own (the async
+     * proxy): fence, so that it sees them. */
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    /* Every producer's rows of the part, not only this thread's. */
+    asm volatile("bar.sync 1, %0;" ::"n"(PRODUCER_THREADS) : "memory");
+    if (threadIdx.x == 0) {
+        // ---- exercise 06.2: Hand this block's part of the A tile to every peer ----
+        // hint: one bulk copy per peer q (every rank but this one): bulk_copy_to_peer() copies the
+        // hint: part's PART_BYTES, from its first row stage_a(smem, s)[rank * PART_K], to q's stage s.
+        for (int q = 1; q < CLUSTER; ++q)
+            bulk_copy_to_peer(stage_a(smem, s)[rank * PART_K], PART_BYTES, &full[s], (rank + q) % CLUSTER);
+        // ---- end of exercise 06.2 ----
+    }
+}
+//! [forward]
+
+/**
+ * @brief Cluster GEMM: warps 0 .. PRODUCER_WARPS-1 copy this block's part
+ *        of the A tile and its B tile, and hand the part to the peers; the
+ *        next 8 warps compute the block's BM x BN tile of C.
  */
 //! [kernel]
 __global__ void __launch_bounds__(WS_THREADS, 1)
@@ -65,7 +98,7 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
 {
     TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ __align__(16) float smem[]; /* STAGES x (A tile + B tile), as chapter 03 */
-    __shared__ uint64_t full[STAGES];  /* stage s holds tile t: every producer of the cluster arrived */
+    __shared__ uint64_t full[STAGES];  /* stage s holds tile t: own copies and the peers' parts landed */
     __shared__ uint64_t empty[STAGES]; /* stage s may be refilled: every consumer of the cluster arrived */
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank(); /* = blockIdx.x % CLUSTER: cluster along x */
@@ -75,16 +108,16 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     //! [init]
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], CLUSTER * PRODUCER_THREADS);
+            mbar_init(&full[s], PRODUCER_THREADS); /* own copies; the peers' parts count as bytes */
             mbar_init(&empty[s], CLUSTER * CONSUMER_THREADS);
         }
         fence_mbar_init();
     }
-    /* No peer may arrive on (or write into) this block before its barriers
+    /* No peer may arrive on (or copy into) this block before its barriers
      * exist: one cluster-wide barrier, once, before the ring starts. */
     TRACE_BEGIN(t_init);
     // ---- exercise 06.1: Keep the cluster together while blocks use each other's memory ----
-    // hint: a peer may write into this block, or arrive on its barriers, only after the
+    // hint: a peer may copy into this block, or arrive on its barriers, only after the
     // hint: barriers exist, and only until the block exits: a cluster-wide barrier at each end.
     cluster.sync();
     // ---- end of exercise 06.1 ----
@@ -93,46 +126,38 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
 
     if (threadIdx.x < PRODUCER_THREADS) {
         //! [producer]
-        const bool a_vec = rows_aligned16(A, K), b_vec = rows_aligned16(B, N);
-        /* Register-staged loads, one K tile ahead: tile t+1's loads are in
-         * flight while the producer waits for a free stage for tile t. */
-        float4 a_part[A_LOADS], b_tile[B_LOADS];
-        load_tiles(a_part, b_tile, A, B, M, N, K, m0 + rank * A_ROWS, n0, 0, a_vec, b_vec);
+        const bool b_vec = rows_aligned16(B, N);
+        /* Each thread's copies are its own cp.async groups: it waits for
+         * them itself before it forwards the part. */
+        cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
-            /* Every block of the cluster has released stage s (round t / STAGES). */
             TRACE_BEGIN(t_wait);
-            mbar_wait(&empty[s], ((t / STAGES) & 1) ^ 1);
+            mbar_wait_cta(&empty[s], ((t / STAGES) & 1) ^ 1); /* every block of the cluster read it */
             TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
-            TRACE_BEGIN(t_share);
-            /* This block's A_ROWS rows of the A tile, into every block's stage s. */
-            // ---- exercise 06.2: Write this block's A rows into every block of the cluster ----
-            // hint: cluster.map_shared_rank(p, q) turns the address of p in this block's shared
-            // hint: memory into the same place in block q's; store_a_part() writes the rows.
-#pragma unroll
-            for (int q = 0; q < CLUSTER; ++q)
-                store_a_part(cluster.map_shared_rank(stage_a(smem, s), q), a_part, rank * A_ROWS);
-            // stub: store_a_part(stage_a(smem, s), a_part, rank * A_ROWS); /* this block only */
-            // ---- end of exercise 06.2 ----
-            /* The whole B tile, into this block's own stage s only. */
-#pragma unroll
-            for (int l = 0; l < B_LOADS; ++l) {
-                const int e = threadIdx.x + l * PRODUCER_THREADS;
-                *reinterpret_cast<float4 *>(&stage_b(smem, s)[e / (BN / 4)][(e % (BN / 4)) * 4]) = b_tile[l];
-            }
-            /* Each producer thread arrives on stage s's full barrier in every
-             * block; the release orders its stores (local and remote) first. */
-            // ---- exercise 06.3: Tell every block of the cluster that your part of stage s landed ----
-            // hint: each block's full[s] counts CLUSTER * PRODUCER_THREADS arrivals: every producer
-            // hint: thread arrives on it in each block q (mbar_arrive_cluster(&full[s], q)).
-            for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster(&full[s], q);
-            // stub: mbar_arrive_cluster(&full[s], rank); /* this block only */
-            // ---- end of exercise 06.3 ----
-            TRACE_END(t_share, TRACE_SHARE, t);
             TRACE_BEGIN(t_issue);
-            if (t + 1 < tiles)
-                load_tiles(a_part, b_tile, A, B, M, N, K, m0 + rank * A_ROWS, n0, (t + 1) * BK, a_vec, b_vec);
-            TRACE_END(t_issue, TRACE_ISSUE, t + 1);
+            // ---- exercise 06.3: Tell full[s] how many bytes the peers will copy into stage s ----
+            // hint: full[s] completes when its PRODUCER_THREADS arrivals are in and the bytes it
+            // hint: expects have landed; one thread announces the CLUSTER-1 parts (mbar_expect_tx).
+            if (CLUSTER > 1 && threadIdx.x == 0) mbar_expect_tx(&full[s], (CLUSTER - 1) * PART_BYTES);
+            // ---- end of exercise 06.3 ----
+            /* This block's PART_K k rows of the A tile, and the whole B tile. */
+            issue_tile<PART_K>(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
+                               threadIdx.x, PRODUCER_THREADS, pipe, rank * PART_K);
+            pipe.producer_commit();
+            mbar_arrive_on_copies(&full[s]); /* counts once this thread's copies have landed */
+            TRACE_END(t_issue, TRACE_ISSUE, t);
+            /* Forward the previous tile's part, while this tile's copies fly. */
+            if (CLUSTER > 1 && t > 0) {
+                TRACE_BEGIN(t_share);
+                cuda::pipeline_consumer_wait_prior<1>(pipe); /* tile t-1's copies have landed */
+                forward_part(smem, full, (t - 1) % STAGES, rank);
+                TRACE_END(t_share, TRACE_SHARE, t - 1);
+            }
+        }
+        if (CLUSTER > 1 && tiles > 0) {
+            cuda::pipeline_consumer_wait_prior<0>(pipe);
+            forward_part(smem, full, (tiles - 1) % STAGES, rank);
         }
         //! [producer]
     } else {
@@ -143,15 +168,16 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
             TRACE_BEGIN(t_wait);
-            mbar_wait(&full[s], (t / STAGES) & 1); /* A parts from every block, and B, landed */
+            mbar_wait_cta(&full[s], (t / STAGES) & 1); /* own copies and the peers' parts landed */
             TRACE_END(t_wait, TRACE_WAIT_FULL, t);
             TRACE_BEGIN(t_math);
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             TRACE_END(t_math, TRACE_COMPUTE, t);
-            /* Release stage s to every block's producers (they all write into
-             * it). This thread only read the stage, so a reader's arrive without
-             * a cluster-scope fence is enough (variants.cu measures the fence). */
-            for (int q = 0; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], q);
+            /* Release stage s in every block: each peer's producers forward
+             * their part into it. This thread only read the stage, so a
+             * reader's arrive, without a cluster-scope fence, is enough. */
+            mbar_arrive_local(&empty[s]);
+            for (int q = 1; q < CLUSTER; ++q) mbar_arrive_cluster_reader(&empty[s], (rank + q) % CLUSTER);
         }
         TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);
@@ -159,8 +185,9 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
         //! [consumer]
     }
     //! [exit]
-    /* Peers may still arrive on this block's barriers (their last releases):
-     * no block leaves, and frees its shared memory, before all are done. */
+    /* Peers may still arrive on this block's barriers, and their copy
+     * engines read its part of the last stages: no block leaves, and frees
+     * its shared memory, before all are done. */
     TRACE_BEGIN(t_exit);
     // ---- exercise 06.1: Keep the cluster together while blocks use each other's memory ----
     cluster.sync();

@@ -14,7 +14,8 @@ extern "C" {
 
 /**
  * @brief Chapter 03's warp-specialized GEMM in clusters of CLUSTER blocks
- *        along N that load each A tile once and share it through DSMEM.
+ *        along N that copy each A tile once and share it through DSMEM
+ *        (bulk copies between shared memories).
  */
 cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, const float *B, float *C,
                                 cudaStream_t stream);
@@ -23,6 +24,8 @@ cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, const float
 cudaError_t gemm_cluster_occupancy(int cluster, int *clusters);
 
 extern const char gemm_cluster_knobs[]; /**< "... STAGES=... CLUSTER=..." */
+extern const unsigned gemm_cluster_threads; /**< threads per block of the GEMM */
+extern const size_t gemm_cluster_smem;      /**< dynamic shared memory per block of the GEMM, bytes */
 
 /** @brief The cluster demonstrations (launch, occupancy, reduction, exchange); returns an exit code. */
 int cluster_demo(chapter_env *env);

@@ -19,7 +19,7 @@
 #define STAGES 4 /**< tiles the ring holds (2: double buffering) */
 #endif
 #ifndef PRODUCER_WARPS
-#define PRODUCER_WARPS 8 /**< warps that only load tiles */
+#define PRODUCER_WARPS 4 /**< warps that copy tiles (CLUSTER=8 needs 4) */
 #endif
 #ifndef CLUSTER
 #define CLUSTER 2 /**< blocks per cluster, side by side along N; they share A tiles */

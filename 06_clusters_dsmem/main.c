@@ -24,12 +24,12 @@ int main(int argc, char **argv)
         {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
         {"persistent", launch_gemm_persistent, gemm_persistent_knobs},
         {"cluster", launch_gemm_cluster, gemm_cluster_knobs},
-        /* variants.cu: the consumers' releases with a cluster-scope fence (see the page) */
+        /* variants.cu: the A parts shared through registers and DSMEM stores (see the page) */
+        {"cluster_registers", launch_gemm_cluster_registers, gemm_cluster_registers_knobs},
+        /* variants.cu: the same, with the consumers' releases fenced at cluster scope */
         {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
         /* variants.cu: the source's "leader loads, followers read through DSMEM" */
         {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
-        /* variants.cu: chapter 03's copies, shared through bulk copies between shared memories */
-        {"cluster_bulk", launch_gemm_cluster_bulk, gemm_cluster_bulk_knobs},
     };
     option_extra extras[] = {
         {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},

@@ -11,21 +11,20 @@
 extern "C" {
 #endif
 
-/** @brief gemm_cluster with the consumers' releases at cluster scope (a fence per arrival). */
+/** @brief Sharing through registers: the producers store their part of A into every block (DSMEM stores). */
+cudaError_t launch_gemm_cluster_registers(int M, int N, int K, const float *A, const float *B, float *C,
+                                          cudaStream_t stream);
+extern const char gemm_cluster_registers_knobs[]; /**< "... PRODUCER_WARPS=8 CLUSTER=... registers" */
+
+/** @brief gemm_cluster_registers with the consumers' releases at cluster scope (a fence per arrival). */
 cudaError_t launch_gemm_cluster_fenced(int M, int N, int K, const float *A, const float *B, float *C,
                                        cudaStream_t stream);
-
-extern const char gemm_cluster_fenced_knobs[]; /**< "... STAGES=... CLUSTER=..." */
+extern const char gemm_cluster_fenced_knobs[]; /**< "... CLUSTER=... registers fenced_release" */
 
 /** @brief The leader loads the A tile, every consumer of the cluster reads it from the leader (variants.cu). */
 cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const float *A, const float *B, float *C,
                                        cudaStream_t stream);
 extern const char gemm_cluster_leader_knobs[]; /**< "... CLUSTER=... leader_loads_A" */
-
-/** @brief Chapter 03's GEMM sharing A tiles through bulk copies between shared memories (variants.cu). */
-cudaError_t launch_gemm_cluster_bulk(int M, int N, int K, const float *A, const float *B, float *C,
-                                     cudaStream_t stream);
-extern const char gemm_cluster_bulk_knobs[]; /**< "... PRODUCER_WARPS=4 CLUSTER=... bulk_copies" */
 
 #ifdef __cplusplus
 }

@@ -1,28 +1,30 @@
 # Chapter 06's test, benchmark and profile settings (sourced by tests/*.sh).
 
-# Cluster barriers (cluster.sync()), DSMEM addresses (mapa) and arrivals on
-# a peer block's mbarrier.
+# Cluster barriers (cluster.sync()), DSMEM addresses (mapa), bulk copies
+# into a peer's shared memory that complete on its mbarrier, the bytes they
+# bring (expect_tx), and the consumers' arrivals on a peer's mbarrier.
 PTX_MUST=('barrier\.cluster\.arrive' 'barrier\.cluster\.wait' 'mapa\.shared::cluster'
-          'mbarrier\.arrive\.release\.cluster\.shared::cluster')
+          'cp\.async\.bulk\.shared::cluster\.shared::cta\.mbarrier::complete_tx::bytes'
+          'mbarrier\.expect_tx' 'mbarrier\.arrive\.shared::cluster')
 PTX_MUST_NOT=()
 # Chapter 03's kernel (a baseline here) uses cuda::pipeline: synccheck's known report.
 PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the demonstrations out; the sanitizers run both, smaller.
-SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_fenced,cluster_leader,cluster_bulk,cublas)
+SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_registers,cluster_fenced,cluster_leader,cublas)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --elements 100000 --rounds 20 --pings 100)
 GPU_CASES=(--elements=1,--only=clusters --elements=1000003,--rounds=3,--pings=5,--only=clusters)
 QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
 GPU_EXIT_CASES=(4:--bad-cluster-grid,--only=clusters 5:--divergent-cluster-sync,--only=clusters,--rounds=3,--timeout=3)
 
 BENCH_KERNEL=cluster
-# at 8192^3 also the parent's kernel and the variant that beats it, in the same run
-BENCH_ALSO_8192=warp_specialized,cluster_bulk
-BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8,PRODUCER_WARPS=4 PRODUCER_WARPS=4)
+# at 8192^3 also the parent's kernel, in the same run
+BENCH_ALSO_8192=warp_specialized
+BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8 PRODUCER_WARPS=8)
 SANITIZE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 
-PROFILE_KERNELS=warp_specialized,cluster,cluster_bulk,cublas
+PROFILE_KERNELS=warp_specialized,cluster,cluster_registers,cublas
 PROFILE_VARIANTS=(CLUSTER=1 CLUSTER=4)
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
@@ -37,4 +39,5 @@ TRACE_MUST=("cluster sync" "wait empty" share issue "wait full" compute store)
 # kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
 # part of a kernel's name to look in that kernel only.
 CHECK_ONLY=cluster
-CHECK_PTX=('06.1 - barrier\.cluster\.arrive' '06.1 - barrier\.cluster\.wait' '06.2 - mapa\.u64')
+CHECK_PTX=('06.1 - barrier\.cluster\.arrive' '06.1 - barrier\.cluster\.wait'
+           '06.2 - cp\.async\.bulk\.shared::cluster\.shared::cta' '06.3 - mbarrier\.expect_tx')
