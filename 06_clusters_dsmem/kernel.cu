@@ -127,7 +127,7 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     if (threadIdx.x < PRODUCER_THREADS) {
         //! [producer]
         const bool b_vec = rows_aligned16(B, N);
-        /* Each thread's copies are its own cp.async groups: it waits for
+        /* Each thread's copies are its own cp.async group: it waits for
          * them itself before it forwards the part. */
         cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
         for (int t = 0; t < tiles; ++t) {
@@ -147,17 +147,15 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             pipe.producer_commit();
             mbar_arrive_on_copies(&full[s]); /* counts once this thread's copies have landed */
             TRACE_END(t_issue, TRACE_ISSUE, t);
-            /* Forward the previous tile's part, while this tile's copies fly. */
-            if (CLUSTER > 1 && t > 0) {
+            /* Hand the part to the peers once this thread's copies have
+             * landed. While the ring holds tiles the consumers have yet to
+             * reach, the producers can afford to wait for them here. */
+            if (CLUSTER > 1) {
                 TRACE_BEGIN(t_share);
-                cuda::pipeline_consumer_wait_prior<1>(pipe); /* tile t-1's copies have landed */
-                forward_part(smem, full, (t - 1) % STAGES, rank);
-                TRACE_END(t_share, TRACE_SHARE, t - 1);
+                cuda::pipeline_consumer_wait_prior<0>(pipe); /* tile t's copies have landed */
+                forward_part(smem, full, s, rank);
+                TRACE_END(t_share, TRACE_SHARE, t);
             }
-        }
-        if (CLUSTER > 1 && tiles > 0) {
-            cuda::pipeline_consumer_wait_prior<0>(pipe);
-            forward_part(smem, full, (tiles - 1) % STAGES, rank);
         }
         //! [producer]
     } else {

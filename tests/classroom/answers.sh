@@ -69,6 +69,8 @@ answers=(
     "06_clusters_dsmem||--only clusters,cluster,cublas|"
     "06_clusters_dsmem||--only cluster|06-q1"
     "06_clusters_dsmem||--only cluster|06-q2"
+    "06_clusters_dsmem|STAGES=2|--only cluster|"
+    "06_clusters_dsmem|STAGES=2|--only cluster|06-q2"
     "06_clusters_dsmem||--only clusters|06-q3-256"
     "06_clusters_dsmem||--only clusters|06-q3-1536"
     "07_tma_multicast|CLUSTER_M=1,CLUSTER_N=4|--only tma_multicast,cublas|"
