@@ -148,8 +148,8 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
             mbar_arrive_on_copies(&full[s]); /* counts once this thread's copies have landed */
             TRACE_END(t_issue, TRACE_ISSUE, t);
             /* Hand the part to the peers once this thread's copies have
-             * landed. While the ring holds tiles the consumers have yet to
-             * reach, the producers can afford to wait for them here. */
+             * landed. The wait is short: most have landed by the time the
+             * last is issued (the page measures forwarding a tile later). */
             if (CLUSTER > 1) {
                 TRACE_BEGIN(t_share);
                 cuda::pipeline_consumer_wait_prior<0>(pipe); /* tile t's copies have landed */

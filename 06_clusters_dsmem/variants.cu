@@ -45,6 +45,7 @@
 static_assert((A_ROWS * BK / 4) % REG_PRODUCER_THREADS == 0 && (BK * BN / 4) % REG_PRODUCER_THREADS == 0,
               "the producer threads must split the A part and the B tile evenly");
 
+/** @brief The knobs string of a variant, ending with @p extra. */
 #define VARIANT_KNOBS(extra)                                                                                  \
     "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)         \
     " PRODUCER_WARPS=" STR(REG_PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) extra
