@@ -176,8 +176,8 @@ tl timeline-04 $T/04_persistent.csv "Chapter 04: one block per SM takes tile aft
     60 1 warps persistent "0 3 4 11" 1
 tl timeline-05 $T/05_cooperative_grid.csv "Chapter 05: two stages per iteration, as launches, as a graph, with grid.sync()" \
     100 0.35 kernels two_stage_launches two_stage_graph two_stage_cooperative
-tl timeline-06 $T/06_clusters_dsmem.csv "Chapter 06: producers share A through DSMEM and wait for both blocks' consumers" \
-    80 1 warps cluster "0 7 8 15" 1
+tl timeline-06 $T/06_clusters_dsmem.csv "Chapter 06: producer warps (0-3) copy and forward A parts, consumer warps (4-11) compute" \
+    65 1 warps cluster "0 3 4 11" 1
 tl timeline-07 $T/07_tma_multicast.csv "Chapter 07: one thread of warp 0 issues every copy; warps 4-11 compute" \
     60 1 warps tma_multicast "0 4 11" 1
 
