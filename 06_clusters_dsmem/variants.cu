@@ -182,16 +182,15 @@ gemm_cluster_registers(int M, int N, int K, const float *__restrict__ A, const f
 }
 //! [registers]
 
-/** @brief Launch a variant kernel as kernel.cu launches gemm_cluster: clusters of CLUSTER along N. */
+/** @brief Launch a variant kernel in clusters of CLUSTER along N, as kernel.cu does, with REG_THREADS per block. */
 static cudaError_t launch_variant(void (*kernel)(int, int, int, const float *, const float *, float *), int M, int N,
-                                  int K, const float *A, const float *B, float *C, cudaStream_t stream,
-                                  unsigned threads = REG_THREADS)
+                                  int K, const float *A, const float *B, float *C, cudaStream_t stream)
 {
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
     cudaError_t err = smem_opt_in((const void *)kernel, cluster_smem);
     if (err != cudaSuccess) return err;
-    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream, threads);
+    cluster_gemm_config(&cfg, &attr, M, N, CLUSTER, stream, REG_THREADS);
     err = cudaLaunchKernelEx(&cfg, kernel, M, N, K, A, B, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
