@@ -27,7 +27,7 @@ static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(void)
 }
 
 int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
-               uint32_t box_rows, uint32_t box_cols, int swizzle128, char *why, size_t whylen)
+               uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen)
 {
     const cuuint64_t dims[2] = {cols, rows}; /* innermost (contiguous) dimension first */
     const cuuint64_t strides[1] = {row_bytes};
@@ -54,8 +54,12 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
                  box_rows, box_cols);
         return 1;
     }
-    if (swizzle128 && box_cols * sizeof(float) > 128) {
-        snprintf(why, whylen, "a box row of %u bytes is wider than the 128-byte swizzle", box_cols * 4);
+    if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128) {
+        snprintf(why, whylen, "no %d-byte swizzle (0, 32, 64 or 128)", swizzle);
+        return 1;
+    }
+    if (swizzle && box_cols * sizeof(float) > (size_t)swizzle) {
+        snprintf(why, whylen, "a box row of %u bytes is wider than the %d-byte swizzle", box_cols * 4, swizzle);
         return 1;
     }
     if (fn == NULL) {
@@ -63,7 +67,11 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
         return 1;
     }
     r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, steps,
-           CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+           CU_TENSOR_MAP_INTERLEAVE_NONE,
+           swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+           : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+           : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                           : CU_TENSOR_MAP_SWIZZLE_NONE,
            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         snprintf(why, whylen, "cuTensorMapEncodeTiled returned error %d", (int)r);

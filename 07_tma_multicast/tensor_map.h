@@ -8,7 +8,7 @@
  * the box (tile) one TMA copy moves. The hardware's rules, checked here
  * with a message that names the one broken: the base address and the row
  * stride are multiples of 16 bytes, each box side is 1..256 elements, and
- * with the 128-byte swizzle a box row is at most 128 bytes.
+ * with a swizzle a box row is at most the swizzle's span (32, 64 or 128 bytes).
  */
 #ifndef CH07_TENSOR_MAP_H
 #define CH07_TENSOR_MAP_H
@@ -33,14 +33,15 @@ extern "C" {
  * @param rows, cols its size in elements
  * @param row_bytes  distance between rows in bytes (a multiple of 16)
  * @param box_rows, box_cols  the box one copy moves (1..256 each)
- * @param swizzle128  1: CU_TENSOR_MAP_SWIZZLE_128B (16-byte chunk j of box
- *                    row r lands at chunk j ^ (r % 8)); 0: no swizzle
+ * @param swizzle     bytes: 128 (CU_TENSOR_MAP_SWIZZLE_128B: 16-byte chunk j
+ *                    of box row r lands at chunk j ^ (r % 8)), 64 (chunk j
+ *                    of a 64-byte row r at j ^ ((r / 2) % 4)), 32, or 0: none
  * @param why         receives the reason on failure (may be NULL)
  * @param whylen      size of @p why
  * @return 0 on success; 1 when a rule is broken or the driver refuses
  */
 int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
-               uint32_t box_rows, uint32_t box_cols, int swizzle128, char *why, size_t whylen);
+               uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

@@ -216,7 +216,7 @@ static cudaError_t launch_variant(int M, int N, int K, const float *A, const flo
     if ((err = tma_stage(M, N, K, A, B, !Swizzled, &A, &B, &lda, &ldb, stream)) != cudaSuccess) return err;
     CUtensorMap map_a, map_b;
     char why[160];
-    const int bad_a = Swizzled ? tma_map_2d(&map_a, A, M, K, lda, BM / CN, BK, 1, why, sizeof why)
+    const int bad_a = Swizzled ? tma_map_2d(&map_a, A, M, K, lda, BM / CN, BK, 128, why, sizeof why)
                                : tma_map_2d(&map_a, A, K, M, lda, BK / CN, BM + A_PAD, 0, why, sizeof why);
     if (bad_a || tma_map_2d(&map_b, B, K, N, ldb, BK / CM, BN, 0, why, sizeof why)) {
         fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);

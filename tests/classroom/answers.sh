@@ -78,6 +78,8 @@ answers=(
     "07_tma_multicast|PRODUCER_REGS=168,CONSUMER_REGS=168|--only tma,cublas|"
     "07_tma_multicast||--only tma,tma_multicast,cublas|"
     "07_tma_multicast||--only tma,tma_multicast,cublas|07-q5"
+    "07_tma_multicast|STAGES=5|--only tma,tma_multicast,cublas|"
+    "07_tma_multicast|STAGES=5|--only tma,tma_multicast|07-q6"
 )
 for e in 16 18 20 22 24 26; do answers+=("05_cooperative_grid||--only softmax --elements $((1 << e))|"); done
 
@@ -97,6 +99,8 @@ profiles=(
     "07_tma_multicast|CLUSTER_M=4,CLUSTER_N=1|tma_multicast|"
     "07_tma_multicast||tma|"
     "07_tma_multicast||tma|07-q5"
+    "07_tma_multicast|STAGES=5|tma|"
+    "07_tma_multicast|STAGES=5|tma|07-q6"
 )
 metrics="gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active"
 metrics+=",sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_inst_executed_op_shared_ld.sum"
@@ -107,6 +111,8 @@ metrics+=",smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
 metrics+=",smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"
 metrics+=",smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio"
 metrics+=",smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"
+metrics+=",smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio"
+metrics+=",sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
 
 # ANSWERS_MATCH: keep the matching entries only
 if [ -n "${ANSWERS_MATCH:-}" ]; then
