@@ -3,10 +3,10 @@
  * @brief Chapter 07's measured alternatives to its multicast kernel: the
  *        same TMA ring with chapter 06's block (128 x 128 tile, 8 x 8 per
  *        thread, one producer warp, 288 threads and no register hand-over):
- *  - tma128_swizzled: A read as the lesson kernel reads it,
- *    row-major with the 128-byte swizzle (compute_tile_rows()). Against the
- *    lesson kernel it shows what the bigger tile, with the registers
- *    setmaxnreg moves to the consumers, is worth.
+ *  - tma128_swizzled: A read as it lies, row-major with the 128-byte
+ *    swizzle (compute_tile_rows()), so no transpose pass runs. Against
+ *    tma128_transposed it shows what reading A that way costs a block
+ *    whose threads have 168 registers.
  *  - tma128_transposed: A^T written by a staging pass first, so that the
  *    consumers run chapter 01's compute step unchanged (the 168 registers a
  *    288-thread block allows suffice for it, not for the swizzled read).

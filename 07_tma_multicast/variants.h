@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/** @brief The multicast ring with chapter 06's block (128 x 128, 8 x 8 per thread), A read swizzled as kernel.cu reads it. */
+/** @brief The multicast ring with chapter 06's block (128 x 128, 8 x 8 per thread), A read as it lies (128-byte swizzle, no pass). */
 cudaError_t launch_gemm_tma128_swizzled(int M, int N, int K, const float *A, const float *B, float *C,
                                         cudaStream_t stream);
 
