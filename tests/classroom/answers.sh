@@ -80,6 +80,9 @@ answers=(
     "07_tma_multicast||--only tma,tma_multicast,cublas|07-q5"
     "07_tma_multicast|STAGES=5|--only tma,tma_multicast,cublas|"
     "07_tma_multicast|STAGES=5|--only tma,tma_multicast|07-q6"
+    "07_tma_multicast||--only tma,tma_multicast,cublas|07-q7"
+    "07_tma_multicast||--only tma,tma_multicast,cublas --m 8192 --n 8192 --k 8192 --reps 8|"
+    "07_tma_multicast||--only tma,tma_multicast,cublas --m 8192 --n 8192 --k 8192 --reps 8|07-q7"
 )
 for e in 16 18 20 22 24 26; do answers+=("05_cooperative_grid||--only softmax --elements $((1 << e))|"); done
 
