@@ -304,6 +304,8 @@ render() { # page -> stdout
         l["sass__compute_loop_samples_short_sb"] = "compute loop samples: waiting for shared memory (short scoreboard)"
         l["sass__compute_loop_samples_no_inst"] = "compute loop samples: waiting for an instruction fetch"
         l["sass__compute_loop_samples_dispatch"] = "compute loop samples: dispatch stall"
+        l["sass__compute_loop_samples_long_sb"] = "compute loop samples: waiting for a barrier poll or global memory (long scoreboard)"
+        l["sass__compute_loop_samples_wait"] = "compute loop samples: fixed-latency wait"
         l["sass__copy_loop_instructions"] = "copy loop: instructions per K step (one warp)"
         l["sass__copy_loop_integer_instructions"] = "copy loop: of which integer arithmetic"
         if (m in l) s = l[m]

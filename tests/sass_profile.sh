@@ -108,7 +108,8 @@ for name, pred in (("compute", lambda op: op.startswith("FFMA")), ("copy", lambd
     if dist:
         put("sass__compute_loop_lds_to_use_median", "inst", f"{statistics.median(dist):g}")
     total = sum(sum(insts[i]["stalls"].values()) for i in g)
-    for s in ("stall_selected", "stall_not_selected", "stall_short_sb", "stall_no_inst", "stall_dispatch"):
+    for s in ("stall_selected", "stall_not_selected", "stall_short_sb", "stall_no_inst", "stall_dispatch",
+              "stall_long_sb", "stall_wait"):
         if s in reasons and total > 0:
             put(f"sass__compute_loop_samples_{s[6:]}", "%", f"{100 * sum(insts[i]['stalls'][s] for i in g) / total:.1f}")
 PY
