@@ -12,7 +12,7 @@
 # A chapter takes part when its settings (tests/chapters/<chapter>.sh) name
 # SASS_KERNELS; each runs once (--reps 1 --warmup 0 --no-verify) at the
 # default size, under its own ncu, which profiles the first launch whose
-# function name starts with "gemm_".
+# function name starts with "gemm_" (cuBLAS: whose name holds "gemm").
 #
 # A loop is found by what the hardware counted, not by reading the code:
 # its instructions all execute the same number of times (warps x
@@ -45,7 +45,9 @@ for ch in $chapters; do
     prog=$(bench_build "$ch")
     for k in ${SASS_KERNELS//,/ }; do
         rep=tests/build/logs/sass-$ch-$k
-        "$NCU" --clock-control none --kernel-name regex:^gemm_ --launch-count 1 \
+        # ours are all gemm_*; cuBLAS's FP32 kernels have "gemm" inside their names (sm80_xmma_gemm_...)
+        if [ "$k" = cublas ]; then match=regex:gemm; else match=regex:^gemm_; fi
+        "$NCU" --clock-control none --kernel-name "$match" --launch-count 1 \
             --section SourceCounters --section WarpStateStats --import-source no -f -o "$rep" \
             "$prog" --only "$k" --no-verify --reps 1 --warmup 0 >"$rep.log" 2>&1
         "$NCU" --import "$rep.ncu-rep" --page source --csv --print-source sass >"$rep.csv"
@@ -80,10 +82,13 @@ w = csv.writer(sys.stdout, lineterminator="\n")
 def put(metric, unit, value):
     w.writerow([gpu, commit, chapter, kernel, metric, unit, value])
 
+compute = None
 for name, pred in (("compute", lambda op: op.startswith("FFMA")), ("copy", lambda op: op.startswith("LDGSTS"))):
     g = loop(pred)
-    if g is None:
-        continue
+    if g is None or (name == "copy" and compute is not None and g == compute):
+        continue  # no such loop, or (cuBLAS) one loop that both copies and computes
+    if name == "compute":
+        compute = g
     put(f"sass__{name}_loop_instructions", "inst", len(g))
     put(f"sass__{name}_loop_integer_instructions", "inst", sum(1 for i in g if INTEGER.match(insts[i]["op"])))
     if name != "compute":

@@ -23,8 +23,8 @@ PROFILE_KERNELS=cluster,tma,tma_multicast,tma128_swizzled,tma128_transposed,cubl
 PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1)
 # Each TMA launch first runs the staging pass (transpose_pad): not profiled.
 PROFILE_SKIP=transpose_pad
-# tests/sass_profile.sh: per-loop SASS counts and stall samples, chapter 06's kernel beside the lesson
-SASS_KERNELS=cluster,tma,tma_multicast
+# tests/sass_profile.sh: per-loop SASS counts and stall samples, chapter 06's kernel and cuBLAS's beside the lesson
+SASS_KERNELS=cluster,tma,tma_multicast,cublas
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
