@@ -298,6 +298,7 @@ render() { # page -> stdout
         l["sass__compute_loop_integer_instructions"] = "compute loop: of which integer arithmetic"
         l["sass__compute_loop_ffma"] = "compute loop: FFMAs"
         l["sass__compute_loop_lds"] = "compute loop: shared-memory loads"
+        l["sass__compute_loop_ffma_moved"] = "compute loop: FFMAs whose sum goes to another register"
         l["sass__compute_loop_lds_to_use_median"] = "compute loop: instructions from a load to its first use (median)"
         l["sass__compute_loop_samples_selected"] = "compute loop samples: issuing"
         l["sass__compute_loop_samples_not_selected"] = "compute loop samples: ready, another warp issued"

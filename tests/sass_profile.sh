@@ -20,7 +20,8 @@
 # the copy loop the largest that holds the producers' copies (LDGSTS).
 # Per loop: instructions per iteration of one warp, how many of them are
 # integer arithmetic (address and index computations), and for the compute
-# loop the median distance, in instructions, from a shared-memory load to
+# loop how many FFMAs write their sum to another register than the one they
+# add to, the median distance, in instructions, from a shared-memory load to
 # the first instruction that reads its value, and what share of its
 # warp-state samples fall on each stall reason. Shares, not sample counts:
 # ncu picks the sampling interval per kernel, so counts do not compare.
@@ -95,6 +96,13 @@ for name, pred in (("compute", lambda op: op.startswith("FFMA")), ("copy", lambd
         continue
     put("sass__compute_loop_ffma", "inst", sum(1 for i in g if insts[i]["op"].startswith("FFMA")))
     put("sass__compute_loop_lds", "inst", sum(1 for i in g if insts[i]["op"].startswith("LDS")))
+    # FFMA d, a, b, c with d != c: the sum goes to another register than the one it adds to
+    moved = 0
+    for i in g:
+        if insts[i]["op"].startswith("FFMA"):
+            r = re.findall(r"\bR(\d+|Z)\b", re.sub(r"^@!?U?P\w+\s+", "", insts[i]["sass"]))
+            moved += len(r) == 4 and r[0] != r[3]
+    put("sass__compute_loop_ffma_moved", "inst", moved)
     # distance from each LDS to the first later instruction of the loop that reads one of its registers
     body = [insts[i]["sass"] for i in g]
     dist = []
