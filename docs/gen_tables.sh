@@ -10,7 +10,7 @@
 # Filters (all optional): chapter=, kernel=, m=, has= (rows whose knobs
 # contain the text, or one of several separated by '|': the solution patch
 # that built them, in the answers file), lacks= (rows whose knobs do not
-# contain the text). Rows keep the CSV's order;
+# contain the text, or any of several separated by '|'). Rows keep the CSV's order;
 # "speedup" is over the first row (the parent chapter's kernel, in a
 # chapter's own table) when both have the same size; speedup=no
 # leaves the column out (for sweeps, which are not a progression), and
@@ -193,7 +193,11 @@ render() { # page -> stdout
                 for (j = 1; j <= nalt; j++) if (index(f[11], alts[j]) > 0) hit = 1
                 if (!hit) continue
             }
-            if (flacks != "" && index(f[11], flacks) > 0) continue
+            if (flacks != "") {
+                nalt = split(flacks, alts, "|"); hit = 0
+                for (j = 1; j <= nalt; j++) if (index(f[11], alts[j]) > 0) hit = 1
+                if (hit) continue
+            }
             if (fexcl != "" && index("," fexcl ",", "," f[7] ",") > 0) continue
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1

@@ -84,6 +84,7 @@ answers=(
     "07_tma_multicast|STAGES=5|--only tma,tma_multicast,cublas|"
     "07_tma_multicast|STAGES=5|--only tma,tma_multicast|07-q6"
     "07_tma_multicast||--only tma,tma_multicast,cublas|07-q7"
+    "07_tma_multicast||--only tma,tma_multicast,cublas|07-q8"
     "07_tma_multicast||--only tma,tma_multicast,cublas --m 8192 --n 8192 --k 8192 --reps 8|"
     "07_tma_multicast||--only tma,tma_multicast,cublas --m 8192 --n 8192 --k 8192 --reps 8|07-q7"
 )
@@ -109,6 +110,8 @@ profiles=(
     "07_tma_multicast||tma|07-q5"
     "07_tma_multicast|STAGES=5|tma|"
     "07_tma_multicast|STAGES=5|tma|07-q6"
+    "07_tma_multicast||tma_multicast|"
+    "07_tma_multicast||tma_multicast|07-q8"
 )
 metrics="gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active"
 metrics+=",sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_inst_executed_op_shared_ld.sum"
