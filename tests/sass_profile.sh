@@ -78,6 +78,9 @@ def loop(pred):
     cands = [g for g in groups.values() if any(pred(insts[i]["op"]) for i in g)]
     return max(cands, key=lambda g: len(g) * insts[g[0]]["ex"]) if cands else None
 
+def unpredicated(sass):  # the instruction without its guard predicate, if any
+    return re.sub(r"^@!?U?P\w+\s+", "", sass)
+
 INTEGER = re.compile(r"^(IADD3|IMAD|LEA|SHF|LOP3|ISETP|SEL|MOV|PRMT|IABS|UIADD3|UIMAD|ULEA|USHF|ULOP3|UMOV)(\.|$)")
 w = csv.writer(sys.stdout, lineterminator="\n")
 def put(metric, unit, value):
@@ -100,7 +103,7 @@ for name, pred in (("compute", lambda op: op.startswith("FFMA")), ("copy", lambd
     moved = 0
     for i in g:
         if insts[i]["op"].startswith("FFMA"):
-            r = re.findall(r"\bR(\d+|Z)\b", re.sub(r"^@!?U?P\w+\s+", "", insts[i]["sass"]))
+            r = re.findall(r"\bR(\d+|Z)\b", unpredicated(insts[i]["sass"]))
             moved += len(r) == 4 and r[0] != r[3]
     put("sass__compute_loop_ffma_moved", "inst", moved)
     # distance from each LDS to the first later instruction of the loop that reads one of its registers
@@ -113,7 +116,7 @@ for name, pred in (("compute", lambda op: op.startswith("FFMA")), ("copy", lambd
         width = re.search(r"\.(64|128)", m.group(1))
         regs = {f"R{int(m.group(2)) + n}" for n in range(int(width.group(1)) // 32 if width else 1)}
         for d, t in enumerate(body[j + 1:], 1):
-            t = re.sub(r"^@!?U?P\w+\s+", "", t)  # the predicate, if any
+            t = unpredicated(t)
             srcs = re.split(r"[ ,\[\]+]+", t)[2:]  # after the opcode and the destination
             if any(x.split(".")[0] in regs for x in srcs):
                 dist.append(d)
