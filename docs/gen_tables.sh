@@ -56,6 +56,10 @@
 #   <!-- lineage-table -->
 #   <!-- end lineage-table -->
 #
+# A figure quoted in a sentence is filled the same way, inline, by
+# docs/fill_values.py (its header gives the syntax):
+#   ... <!-- value: docs/results/h100.csv chapter=01_naive kernel=tiled m=4096 show=ms_median fmt=.2f -->15.22<!-- end --> ms ...
+#
 #   bash docs/gen_tables.sh           rewrite the pages in place
 #   bash docs/gen_tables.sh --check   exit 1 if any page differs from its CSV
 set -euo pipefail
@@ -462,12 +466,18 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage|exercise)-table|chapter-nav)' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage|exercise)-table|chapter-nav|value:)' "$page" || continue
     out=$(mktemp)
-    render "$page" >"$out"
+    render "$page" >"$out.tables"
+    # then the figures quoted in the prose (docs/fill_values.py)
+    if ! python3 docs/fill_values.py "$out.tables" >"$out" 2>"$out.err"; then
+        sed "s#^$out.tables#$page#" "$out.err"
+        status=1
+    fi
+    rm -f "$out.tables" "$out.err"
     if [ $check -eq 1 ]; then
         if ! cmp -s "$out" "$page"; then
-            echo "$page: its results tables differ from the CSVs (run make tables):"
+            echo "$page: its results tables or quoted figures differ from the CSVs (run make tables):"
             diff "$page" "$out" | head -n 20 || true
             status=1
         fi

@@ -534,7 +534,8 @@ host_tier() {
     queue 0 "make chapter-NN points ./run at each chapter" chapter_targets $CHAPTERS
     # shellcheck disable=SC2086
     queue 0 "make help lists every chapter" make_help_lists_chapters $CHAPTERS
-    queue 0 "results tables match docs/results/*.csv" bash docs/gen_tables.sh --check
+    queue 0 "results tables and the figures quoted in the pages match docs/results/*.csv" bash docs/gen_tables.sh --check
+    queue 0 "docs/fill_values.py fills each kind of figure and refuses bad markers" bash tests/unit/fill_values_test.sh
     queue 0 "figures are up to date with their data and sources" bash docs/figures.sh --check
     if command -v doxygen >/dev/null; then
         queue 0 "make docs (Doxygen, warnings are errors)" docs_build

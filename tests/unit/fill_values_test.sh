@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# docs/fill_values.py on a small CSV: it fills each kind of marker with the
+# right figure, rewrites a stale one, and refuses markers that select no row,
+# several rows, or a column that does not exist.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+cat >"$t/r.csv" <<'CSV'
+chapter,kernel,m,knobs,ms_median,tflops
+01_naive,tiled,4096,TILE=32,15.22160,9.029
+01_naive,blocked,4096,BK=8,4.00000,34.4
+01_naive,blocked,8192,BK=8,30.00000,36.6
+01_naive,cublas,4096,FP32 (no TF32),2.66011,51.667
+CSV
+v() { printf '<!-- value: %s/r.csv %s -->%s<!-- end -->' "$t" "$1" "$2"; }
+{
+    echo "a $(v 'kernel=tiled m=4096 show=ms_median' 0) ms"
+    echo "b $(v 'kernel=tiled m=4096 show=ms_median fmt=.2f' 0) ms"
+    echo "c $(v 'kernel=tiled m=4096 vs=blocked show=speedup' 0)x"
+    echo "d $(v 'kernel=blocked m=4096 vs=tiled show=less' 0)%"
+    echo "e $(v 'kernel=tiled m=4096 vs=blocked show=more' 0)%"
+    echo "f $(v "kernel=blocked m=4096 vs=cublas show=ratio" 0)"
+    echo "g $(v "kernel=blocked has=BK=8 m=8192 vs=blocked vs.m=4096 show=ratio fmt=.1f" 0)"
+    echo "h $(v "kernel=blocked m=4096 show=ms_median scale=1000 div=m fmt=.4f" 0) us"
+    echo "i $(v "chapter=01_naive 'knobs=FP32 (no TF32)' show=tflops" 0)"
+} >"$t/page.md"
+python3 docs/fill_values.py "$t/page.md" | sed 's/<!-- value: [^>]*-->//; s/<!-- end -->//' >"$t/got"
+cat >"$t/want" <<'TXT'
+a 15.22160 ms
+b 15.22 ms
+c 0.26x
+d 74%
+e 281%
+f 1.50
+g 7.5
+h 0.9766 us
+i 51.667
+TXT
+diff -u "$t/want" "$t/got"
+# a filled page is a fixed point
+python3 docs/fill_values.py "$t/page.md" >"$t/once"
+python3 docs/fill_values.py "$t/once" | cmp -s - "$t/once"
+# markers that must be refused (exit 1, the page's line named)
+for bad in 'kernel=blocked show=ms_median' 'kernel=nosuch show=ms_median' 'kernel=tiled show=nosuch' \
+    'kernel=tiled nosuchcol=1 show=ms_median' 'kernel=tiled show=speedup' 'kernel=tiled vs=blocked show=ms_median'; do
+    echo "x $(v "$bad" 1)" >"$t/bad.md"
+    if python3 docs/fill_values.py "$t/bad.md" >/dev/null 2>"$t/err"; then
+        echo "accepted a bad marker: $bad" >&2
+        exit 1
+    fi
+    grep -q 'bad.md:1: value marker' "$t/err" || { echo "no line named for: $bad" >&2; cat "$t/err" >&2; exit 1; }
+done
+# an opening marker without its end on the same line
+printf 'x <!-- value: %s/r.csv kernel=tiled show=ms_median -->1\n<!-- end -->\n' "$t" >"$t/open.md"
+! python3 docs/fill_values.py "$t/open.md" >/dev/null 2>&1
+echo "fill_values: all cases as expected"
