@@ -7,9 +7,11 @@ CSV. A figure is marked in the Markdown source with an HTML comment before
 it and an end marker after it; both are invisible on the rendered page:
 
     took <!-- value: docs/results/h100.csv chapter=06_clusters_dsmem
-    kernel=cluster_leader m=4096 show=ms_median fmt=.3f -->3.817<!-- end --> ms
+    kernel=cluster_leader m=4096 show=ms_median fmt=.3f -->3.817<!-- end -->&nbsp;ms
 
-(the comment may not span lines; it is wrapped here only to fit.)
+(the comment may not span lines; it is wrapped here only to fit. A space
+after the end marker is written as &nbsp;, since Doxygen drops whitespace
+after a comment.)
 
 Filters are COLUMN=VALUE pairs matched exactly against the CSV's header
 columns, plus has=TEXT / lacks=TEXT on the knobs column (contains / does
@@ -27,7 +29,21 @@ With vs=KERNEL a second row is taken with the same filters but that kernel
 fmt= is a Python format spec: default the CSV's text for a column, .2f for
 speedup and ratio, .0f for less and more.
 
-    python3 docs/fill_values.py PAGE   the page with its figures filled, on stdout
+Every figure (a Markdown image alone on its line) must have a visible
+caption, a blank line and then an <em>...</em> line, since Doxygen shows
+the image's own text only as alt text.
+
+Code is quoted the same way, so that a page shows it on a Git host as well
+as in Doxygen (which would otherwise need \\snippet, shown there as text):
+
+    <!-- listing: 02_double_buffer/kernel.cu kernel -->
+    (a fenced code block, generated)
+    <!-- end listing -->
+
+takes the lines between the two `//! [kernel]` lines of the file (Doxygen's
+snippet markers); without a name, the whole file, as plain text.
+
+    python3 docs/fill_values.py PAGE   the page with its figures and listings filled, on stdout
 """
 import csv
 import re
@@ -136,8 +152,49 @@ def value(spec):
     return format(x, opts.get("fmt", fmt))
 
 
+LISTING = re.compile(r"<!-- listing: (?P<file>\S+)(?: (?P<tag>\S+))? -->\n(?P<body>.*?)<!-- end listing -->", re.S)
+FENCE = {".cu": "cpp", ".cuh": "cpp", ".h": "cpp", ".c": "c", ".sh": "bash", ".mk": "makefile"}
+
+
+def listing(path, tag):
+    try:
+        with open(path) as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        raise MarkerError(f"cannot read {path}: {e.strerror}")
+    if tag is None:
+        body, lang = lines, ""
+        if body and body[-1] == "":
+            body = body[:-1]
+    else:
+        marks = [i for i, l in enumerate(lines) if l.strip() == f"//! [{tag}]"]
+        if len(marks) != 2:
+            raise MarkerError(f"{path} has {len(marks)} '//! [{tag}]' lines (need two)")
+        body = lines[marks[0] + 1:marks[1]]
+        lang = next((v for k, v in FENCE.items() if path.endswith(k)), "")
+    return "```" + lang + "\n" + "\n".join(body) + "\n```\n"
+
+
 def fill(text, name):
     errors = []
+
+    def code(m):
+        try:
+            tag = f" {m.group('tag')}" if m.group("tag") else ""
+            return f"<!-- listing: {m.group('file')}{tag} -->\n{listing(m.group('file'), m.group('tag'))}<!-- end listing -->"
+        except MarkerError as e:
+            errors.append(f"{name}:{text.count(chr(10), 0, m.start()) + 1}: listing marker: {e}")
+            return m.group(0)
+
+    text = LISTING.sub(code, text)
+
+    # Doxygen shows a Markdown image's caption only as its alt text: every
+    # figure needs its caption as a visible line under it.
+    lines = text.split("\n")
+    for i, l in enumerate(lines):
+        if re.match(r"^!\[.*\]\(.*\)\s*$", l) and not (
+                i + 2 < len(lines) and lines[i + 1].strip() == "" and lines[i + 2].startswith("<em>")):
+            errors.append(f"{name}:{i + 1}: a figure without a visible caption (a blank line, then <em>...</em>)")
 
     def one(m):
         try:
@@ -148,6 +205,10 @@ def fill(text, name):
             return m.group(0)
 
     out = MARK.sub(one, text)
+    # Doxygen drops the whitespace after an HTML comment ("3.8<!-- end --> ms"
+    # shows as "3.8ms"): the space after an end marker is a no-break space.
+    out = re.sub(r"<!-- end --> ", "<!-- end -->&nbsp;", out)
+    out = re.sub(r"<!-- end -->\n", "<!-- end -->&nbsp;\n", out)
     # an opening without its end (or a broken one) would silently show stale text
     opened = text.count("<!-- value:")
     if opened != len(MARK.findall(text)):

@@ -466,7 +466,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage|exercise)-table|chapter-nav|value:)' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage|exercise)-table|chapter-nav|value:|listing:)' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out.tables"
     # then the figures quoted in the prose (docs/fill_values.py)

@@ -25,7 +25,7 @@ v() { printf '<!-- value: %s/r.csv %s -->%s<!-- end -->' "$t" "$1" "$2"; }
     echo "h $(v "kernel=blocked m=4096 show=ms_median scale=1000 div=m fmt=.4f" 0) us"
     echo "i $(v "chapter=01_naive 'knobs=FP32 (no TF32)' show=tflops" 0)"
 } >"$t/page.md"
-python3 docs/fill_values.py "$t/page.md" | sed 's/<!-- value: [^>]*-->//; s/<!-- end -->//' >"$t/got"
+python3 docs/fill_values.py "$t/page.md" | sed 's/<!-- value: [^>]*-->//; s/<!-- end -->//; s/&nbsp;/ /g; s/ *$//' >"$t/got"
 cat >"$t/want" <<'TXT'
 a 15.22160 ms
 b 15.22 ms
@@ -38,6 +38,9 @@ h 0.9766 us
 i 51.667
 TXT
 diff -u "$t/want" "$t/got"
+# the space after an end marker becomes a no-break space (Doxygen drops a
+# plain one after a comment), at the end of a line too
+python3 docs/fill_values.py "$t/page.md" | grep -c '<!-- end -->&nbsp;' | grep -qx 6
 # a filled page is a fixed point
 python3 docs/fill_values.py "$t/page.md" >"$t/once"
 python3 docs/fill_values.py "$t/once" | cmp -s - "$t/once"
@@ -54,4 +57,12 @@ done
 # an opening marker without its end on the same line
 printf 'x <!-- value: %s/r.csv kernel=tiled show=ms_median -->1\n<!-- end -->\n' "$t" >"$t/open.md"
 ! python3 docs/fill_values.py "$t/open.md" >/dev/null 2>&1
+# listings: the lines between a file's two //! [tag] lines, fenced; a
+# stale body is rewritten; a tag that is not there twice is refused
+printf 'int a;\n//! [two]\nint b;\n  int c;\n//! [two]\n//! [one]\n' >"$t/src.cu"
+printf 'p\n<!-- listing: %s/src.cu two -->\nold\n<!-- end listing -->\nq\n' "$t" >"$t/l.md"
+python3 docs/fill_values.py "$t/l.md" >"$t/l.out"
+printf 'p\n<!-- listing: %s/src.cu two -->\n```cpp\nint b;\n  int c;\n```\n<!-- end listing -->\nq\n' "$t" | diff -u - "$t/l.out"
+printf '<!-- listing: %s/src.cu one -->\n<!-- end listing -->\n' "$t" >"$t/l1.md"
+! python3 docs/fill_values.py "$t/l1.md" >/dev/null 2>&1
 echo "fill_values: all cases as expected"
