@@ -7,8 +7,9 @@
  *
  * One typed API covers every scale: a `thread_block_tile<N>` from
  * `cg::tiled_partition<N>(block)` (N a power of two, at most 32, known at
- * compile time) has the warp's collectives (`shfl_down`, `ballot`, `any`,
- * `all`, `match_any`) scoped to its N threads, and `cg::reduce` from
+ * compile time) has the warp's collectives (`shfl`, `shfl_up`, `shfl_down`,
+ * `shfl_xor`, `ballot`, `any`, `all`, `match_any`) and a barrier (`sync`)
+ * scoped to its N threads, and `cg::reduce` from
  * `<cooperative_groups/reduce.h>` reduces over any of them;
  * `cg::coalesced_threads()` and `cg::labeled_partition()` make groups
  * whose members are known only at run time.
@@ -75,6 +76,41 @@ __global__ void __launch_bounds__(GROUPS_THREADS) groups_tour(int n, const int *
     /* Groups by label: the warp's threads with the same v % 3. */
     cg::coalesced_group same = cg::labeled_partition(t32, v % 3);
     r.labeled = same.size() * 100 + same.thread_rank();
+
+    /* The other shuffles. shfl reads one named member (a broadcast here);
+     * shfl_up reads the member `o` ranks below, and a member with none below
+     * keeps its own value, so the guard `rank >= o` makes an inclusive scan;
+     * shfl_xor pairs members whose ranks differ in one bit, so after the
+     * loop every member holds the total (shfl_down leaves it in rank 0). */
+    r.broadcast = t32.shfl(v, 5);
+    int scan = v;
+    for (int o = 1; o < 8; o *= 2) {
+        const int below = t8.shfl_up(scan, o);
+        if (t8.thread_rank() >= o) scan += below;
+    }
+    r.scan = scan;
+    int x = v;
+    for (int o = 1; o < 16; o *= 2) x += t16.shfl_xor(x, o);
+    r.xor_sum = x;
+
+    /* A tile's barrier: the 16 threads of a tile exchange values through
+     * shared memory, and only they wait for each other. Without sync() a
+     * thread could read its neighbour's slot before the neighbour wrote it. */
+    __shared__ int slot[GROUPS_THREADS];
+    slot[threadIdx.x] = v;
+    t16.sync();
+    r.neighbour = slot[threadIdx.x - t16.thread_rank() + (t16.thread_rank() + 1) % 16];
+
+    /* The grid as a group: its size and this thread's rank exist in any
+     * launch. is_valid() says whether the launch carries the workspace that
+     * grid.sync() needs; this launch is not cooperative, yet after a
+     * cooperative launch in the same process it can say yes (the page shows
+     * it), so the host's launch call, not is_valid(), says how a kernel
+     * was launched. */
+    cg::grid_group grid = cg::this_grid();
+    r.grid_rank = (int)grid.thread_rank();
+    r.grid_size = (int)grid.size();
+    r.grid_valid = grid.is_valid();
 
     if (i < n) out[i] = r;
 }
@@ -217,7 +253,14 @@ __global__ void __launch_bounds__(GROUPS_THREADS)
 sum_cooperative(int n, const float *x, float *partial, float *total)
 {
     cg::grid_group grid = cg::this_grid();
-    const float v = block_sum(n, x, blockIdx.x * GROUPS_THREADS, gridDim.x * GROUPS_THREADS);
+    /* Launched without the grid's workspace, grid.sync() would trap; every
+     * block leaves instead, and the NaN fails the host's check. */
+    if (!grid.is_valid()) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) *total = __int_as_float(0x7fc00000);
+        return;
+    }
+    /* grid.size(): the launch's threads, the stride of the grid-stride share */
+    const float v = block_sum(n, x, blockIdx.x * GROUPS_THREADS, (int)grid.size());
     if (threadIdx.x == 0) partial[blockIdx.x] = v;
     grid.sync(); /* every partial is written and visible */
     if (blockIdx.x == 0) {

@@ -25,6 +25,13 @@ typedef struct {
     int meta;          /**< 8-thread tile: meta_group_rank * 100 + meta_group_size */
     int coalesced;     /**< where v is odd: size * 100 + rank in coalesced_threads(); else -1 */
     int labeled;       /**< labeled_partition(32-thread tile, v % 3): size * 100 + rank */
+    int broadcast;     /**< 32-thread tile: shfl(v, 5), rank 5's value in every member */
+    int scan;          /**< 8-thread tile: inclusive prefix sum by shfl_up */
+    int xor_sum;       /**< 16-thread tile: sum by shfl_xor, in every member */
+    int neighbour;     /**< 16-thread tile: the next rank's v (wrapping) through shared memory after sync() */
+    int grid_rank;     /**< this_grid().thread_rank() */
+    int grid_size;     /**< this_grid().size() */
+    int grid_valid;    /**< this_grid().is_valid(): reported, not predicted (see groups_tour()) */
 } tour_result;
 
 /** @brief The block-level step of a block reduction. */

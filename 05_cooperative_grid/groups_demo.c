@@ -88,6 +88,13 @@ static tour_result tour_expected(const groups_state *s, long i)
             if (j < lane) ++k;
         }
     r.labeled = c * 100 + k;
+    r.broadcast = tour_value(s, warp0 + 5);
+    for (r.scan = 0, j = (int)(i - i % 8); j <= i; ++j) r.scan += tour_value(s, j);
+    r.xor_sum = r.sum[1];
+    r.neighbour = tour_value(s, i - i % 16 + (i + 1) % 16);
+    r.grid_rank = (int)i;
+    r.grid_size = (s->n_tour + GROUPS_THREADS - 1) / GROUPS_THREADS * GROUPS_THREADS;
+    r.grid_valid = 0; /* check_tour() reports the device's answer instead of comparing it */
     return r;
 }
 
@@ -100,28 +107,41 @@ static void poison_tour(void *p)
 static int check_tour(void *p, const char *name, const char *when)
 {
     groups_state *s = p;
-    long i, bad = 0, first = -1;
+    long i, bad = 0, first = -1, valid = 0;
     CUDA_CHECK(cudaMemcpy(s->htour, s->dtour, (size_t)s->n_tour * sizeof(tour_result), cudaMemcpyDeviceToHost));
     for (i = 0; i < s->n_tour; ++i) {
-        const tour_result want = tour_expected(s, i);
+        tour_result want = tour_expected(s, i);
+        /* is_valid() in an ordinary launch depends on what ran before it
+         * (groups_tour()): counted and printed, the same in every thread */
+        valid += s->htour[i].grid_valid == 1;
+        if (s->htour[i].grid_valid == 0 || s->htour[i].grid_valid == 1) want.grid_valid = s->htour[i].grid_valid;
         if (memcmp(&want, &s->htour[i], sizeof want) != 0) {
             if (first < 0) first = i;
             ++bad;
         }
     }
-    if (bad == 0) {
-        fprintf(s->env->out, "  %-22s %-12s PASSED  %d threads: every tile size, vote, match and group as the host predicts\n",
-                name, when, s->n_tour);
+    if (bad == 0 && (valid == 0 || valid == s->n_tour)) {
+        fprintf(s->env->out, "  %-22s %-12s PASSED  %d threads: every tile size, shuffle, vote, match and group as the host predicts"
+                             "; this_grid().is_valid() in this ordinary launch: %s\n",
+                name, when, s->n_tour, valid ? "true" : "false");
         return 1;
+    }
+    if (bad == 0) {
+        fprintf(s->env->out, "  %-22s %-12s FAILED  this_grid().is_valid() differs between threads of one launch (%ld of %d true)\n",
+                name, when, valid, s->n_tour);
+        return 0;
     }
     {
         const tour_result w = tour_expected(s, first), g = s->htour[first];
         fprintf(s->env->out, "  %-22s %-12s FAILED  %ld of %d threads differ; thread %ld: sums %d %d %d %d (want %d %d %d %d), "
                              "shfl %d (%d), ballot %08x (%08x), any/all %d (%d), match %08x (%08x), meta %d (%d), "
-                             "coalesced %d (%d), labeled %d (%d)\n",
+                             "coalesced %d (%d), labeled %d (%d), broadcast %d (%d), scan %d (%d), xor %d (%d), "
+                             "neighbour %d (%d), grid rank %d (%d), grid size %d (%d), is_valid %d\n",
                 name, when, bad, s->n_tour, first, g.sum[0], g.sum[1], g.sum[2], g.sum[3], w.sum[0], w.sum[1], w.sum[2],
                 w.sum[3], g.shfl_sum, w.shfl_sum, g.ballot, w.ballot, g.any_all, w.any_all, g.match, w.match, g.meta,
-                w.meta, g.coalesced, w.coalesced, g.labeled, w.labeled);
+                w.meta, g.coalesced, w.coalesced, g.labeled, w.labeled, g.broadcast, w.broadcast, g.scan, w.scan,
+                g.xor_sum, w.xor_sum, g.neighbour, w.neighbour, g.grid_rank, w.grid_rank, g.grid_size, w.grid_size,
+                g.grid_valid);
     }
     return 0;
 }
@@ -138,8 +158,9 @@ static int tour_section(groups_state *s)
     report_row row;
     char knobs[48];
     snprintf(knobs, sizeof knobs, "threads=%d blocks=%d", GROUPS_THREADS, (s->n_tour + GROUPS_THREADS - 1) / GROUPS_THREADS);
-    fprintf(e->out, "\n[groups] the hierarchy on known data: tiles of 32/16/8/4, cg::reduce, shfl_down, ballot, any/all,\n"
-                    "         match_any, meta_group_rank, coalesced_threads() and labeled_partition(); %d threads\n",
+    fprintf(e->out, "\n[groups] the hierarchy on known data: tiles of 32/16/8/4, cg::reduce, shfl, shfl_up, shfl_down,\n"
+                    "         shfl_xor, a tile's sync(), ballot, any/all, match_any, meta_group_rank, coalesced_threads(),\n"
+                    "         labeled_partition() and this_grid()'s thread_rank, size and is_valid; %d threads\n",
             s->n_tour);
     run_checked(e, "groups_tour", knobs, run_tour, s, poison_tour, check_tour, s, &row);
     fprintf(e->out, "\n");
