@@ -199,9 +199,10 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
         const int b = it & 1;
         for (int j = threadIdx.x; j < XCHG_FLOAT4S; j += XCHG_THREADS)
             peer_inbox[b * XCHG_FLOAT4S + j] = message(blockIdx.x, it, j);
-        /* Publishes this round's messages; and since the partner passed the
-         * previous round's barrier only after reading inbox[b ^ 1] ... round
-         * it+1 may overwrite what was read in round it-1. */
+        /* Publishes this round's message. One barrier per round is enough
+         * with two inboxes: this round writes the partner's inbox[b], which
+         * the partner last read in round it-2, before it arrived at round
+         * it-1's barrier, which this block has passed. */
         if (divergent && blockIdx.x == 0 && threadIdx.x < 32 && it == iters - 1) continue; /* never do this */
         cluster.sync();
         for (int j = threadIdx.x; j < XCHG_FLOAT4S; j += XCHG_THREADS) bad += wrong(inbox[b][j], from, it, j);
@@ -221,9 +222,13 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
  *        release: it publishes the writes), `barrier_wait()` only when the
  *        partner's message is needed (an acquire). Between them goes work
  *        that depends on neither: here, computing the next round's message
- *        into registers, which exchange_dsmem() does before its barrier.
- *        The received message is read after the wait, as there: reading it
- *        between the halves would race with the partner's next write.
+ *        into registers, which exchange_dsmem() does before its barrier
+ *        (nvcc 13.0 moves that arithmetic next to the stores in the PTX;
+ *        the page says what that leaves between the halves).
+ *        The received message is read after the wait, as there: until the
+ *        barrier completes, the partner may not yet have written this
+ *        round's message, and only the wait (an acquire, pairing with the
+ *        partner's release at its arrive) makes its writes visible here.
  */
 //! [exchange_split]
 __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem_split(int iters, int *errors, int *rounds)

@@ -11,7 +11,7 @@
  *    arrive: the page measures what the reader's arrive saves here, where
  *    the producers' own fences dominate, and chapter 07 where nothing
  *    else fences.
- *  - gemm_cluster_leader: the source's pattern, "the leader loads, the
+ *  - gemm_cluster_leader: the book's pattern, "the leader loads, the
  *    followers read through DSMEM": block rank 0 loads the whole A tile
  *    into its own shared memory only, and every consumer of the cluster
  *    reads A from there; each block loads its own B tile.
