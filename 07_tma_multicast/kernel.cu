@@ -6,8 +6,12 @@
  *        multicast: one copy lands in every block of the cluster that
  *        needs the tile.
  *
- * Chapter 06's producers spent 256 threads on loads, address arithmetic
- * and (through DSMEM) stores. A TMA copy is one instruction: the tensor
+ * Chapter 06's producers are 128 threads that issue a copy instruction for
+ * every 4 bytes of A and every 16 bytes of B, each with its own address
+ * arithmetic, and one of them hands part of the A tile to the peer block
+ * with a bulk copy between shared memories: a copy engine does the
+ * sharing, the threads still do the loading. A TMA copy is one
+ * instruction for a whole tile: the tensor
  * map (made on the host, tensor_map.c) tells the copy engine the matrix's
  * shape and strides, the instruction names a tile by its coordinates,
  * and the engine moves the bytes and fills what lies outside the matrix
@@ -24,12 +28,17 @@
  * empty barrier counts arrivals from the whole row and column.
  *
  * One thread now does all the producing, so the block can change shape:
- * one producer warpgroup that gives most of its registers back
- * (`setmaxnreg.dec`) and two consumer warpgroups that take them
- * (`setmaxnreg.inc`), each thread computing a 16 x 8 block of a 256 x 128
- * tile where chapters 01-06 compute 8 x 8 of 128 x 128. Six shared-memory
- * reads then feed 128 FMAs per k instead of four feeding 64. Chapter 06
- * cannot do this: its 256 producer threads need their registers.
+ * one producer warpgroup and two consumer warpgroups, each consumer thread
+ * computing a 16 x 8 block of a 256 x 128 tile where chapters 01-06
+ * compute 8 x 8 of 128 x 128. Six shared-memory reads then feed 128 FMAs
+ * per k instead of four feeding 64. Chapter 06 keeps its 128 x 128 block:
+ * its producers issue a copy instruction per 4 bytes of A on the same
+ * schedulers as the FMAs, and a 256-row tile would double them. Registers
+ * are no obstacle (the 168 per thread the block is launched with hold the
+ * consumers' loop); on top of that, `setmaxnreg` moves most of the
+ * producer warpgroup's registers to the consumers (`setmaxnreg.dec` in the
+ * producers, `setmaxnreg.inc` in the consumers), within the pool the block
+ * was launched with.
  *
  * TMA cannot transpose, so each call first writes A^T (staging.cu) and the
  * A tile arrives as chapters 01-06 store it (As[k][m]). variants.cu keeps
@@ -97,9 +106,12 @@ namespace cg = cooperative_groups;
 /**
  * @brief Hand registers back (`setmaxnreg.dec`) or take them
  *        (`setmaxnreg.inc`): every thread of the calling warpgroup leaves
- *        with @p Regs registers. The SM's 65536 registers are split evenly
- *        at launch (384 threads: 168 each); the one thread that issues TMA
- *        copies needs few, so its warpgroup gives them to the consumers.
+ *        with @p Regs registers. Every thread starts with the LAUNCH_REGS
+ *        (168) the kernel is compiled for, and the block's pool is those
+ *        384 x 168: `.dec` returns registers to that pool, `.inc` takes them
+ *        from it and waits until it holds enough (never from the rest of
+ *        the SM). The one thread that issues TMA copies needs few, so its
+ *        warpgroup gives them to the consumers.
  */
 template <int Regs>
 __device__ __forceinline__ void warpgroup_set_registers()
@@ -122,8 +134,9 @@ __device__ __forceinline__ int block_row16(int i, int ty) { return (i / 4) * (BM
  *        stage (As[k][m], Bs[k][n]): chapter 01's compute step with twice
  *        the rows. Per k: six 16-byte shared-memory reads (four of A, two
  *        of B) feed 128 FMAs, where an 8 x 8 block needs four for 64.
- *        The 128 accumulators and the fragments fit the launch's even
- *        split of 168 registers; setmaxnreg gives the consumers more.
+ *        The 128 accumulators and the fragments fit the 168 registers
+ *        per thread the block is launched with (ptxas: no spills);
+ *        setmaxnreg gives the consumers more.
  */
 //! [compute]
 __device__ __forceinline__ void compute_stage(float acc[TM][TN], const float *As, const float *Bs, int tx, int ty)
