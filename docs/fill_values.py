@@ -207,8 +207,8 @@ def fill(text, name):
     out = MARK.sub(one, text)
     # Doxygen drops the whitespace after an HTML comment ("3.8<!-- end --> ms"
     # shows as "3.8ms"): the space after an end marker is a no-break space.
+    # (A line break after it is kept.)
     out = re.sub(r"<!-- end --> ", "<!-- end -->&nbsp;", out)
-    out = re.sub(r"<!-- end -->\n", "<!-- end -->&nbsp;\n", out)
     # an opening without its end (or a broken one) would silently show stale text
     opened = text.count("<!-- value:")
     if opened != len(MARK.findall(text)):
