@@ -31,7 +31,7 @@
  * Parent: chapter 03 (03_warp_specialized/kernel.cu), not 04: a cluster
  * shares tiles between blocks that run side by side, one C tile each, which
  * chapter 03's blocks are; `make diff-06` shows what this adds. Sharing
- * through the threads' registers and DSMEM stores, and the source's "the
+ * through the threads' registers and DSMEM stores, and the book's "the
  * leader loads, the others read", are measured as kernels of their own in
  * variants.cu.
  *

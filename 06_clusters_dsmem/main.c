@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         {"cluster_registers", launch_gemm_cluster_registers, gemm_cluster_registers_knobs},
         /* variants.cu: the same, with the consumers' releases fenced at cluster scope */
         {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
-        /* variants.cu: the source's "leader loads, followers read through DSMEM" */
+        /* variants.cu: the book's "leader loads, followers read through DSMEM" */
         {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
     };
     option_extra extras[] = {
