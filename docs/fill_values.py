@@ -152,7 +152,8 @@ def value(spec):
     return format(x, opts.get("fmt", fmt))
 
 
-LISTING = re.compile(r"<!-- listing: (?P<file>\S+)(?: (?P<tag>\S+))? -->\n(?P<body>.*?)<!-- end listing -->", re.S)
+LISTING = re.compile(r"^(?P<indent> *)<!-- listing: (?P<file>\S+)(?: (?P<tag>[^>]*?))? -->\n(?P<body>.*?)^ *<!-- end listing -->",
+                     re.S | re.M)
 FENCE = {".cu": "cpp", ".cuh": "cpp", ".h": "cpp", ".c": "c", ".sh": "bash", ".mk": "makefile"}
 
 
@@ -181,7 +182,9 @@ def fill(text, name):
     def code(m):
         try:
             tag = f" {m.group('tag')}" if m.group("tag") else ""
-            return f"<!-- listing: {m.group('file')}{tag} -->\n{listing(m.group('file'), m.group('tag'))}<!-- end listing -->"
+            ind = m.group("indent")  # inside a list item, the block is indented with it
+            body = "".join(ind + l if l else l for l in listing(m.group("file"), m.group("tag")).splitlines(True))
+            return f"{ind}<!-- listing: {m.group('file')}{tag} -->\n{body}{ind}<!-- end listing -->"
         except MarkerError as e:
             errors.append(f"{name}:{text.count(chr(10), 0, m.start()) + 1}: listing marker: {e}")
             return m.group(0)
