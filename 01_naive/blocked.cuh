@@ -48,7 +48,7 @@ static_assert(BK % 4 == 0, "BK must be a multiple of 4 (16-byte tile rows)");
  * @param tx   thread's column group, 0 .. BN/TN-1
  * @param ty   thread's row group, 0 .. BM/TM-1
  */
-//! [compute]
+// [compute]
 __device__ __forceinline__ void compute_tile(float acc[TM][TN], const float (*As)[BM + A_PAD],
                                              const float (*Bs)[BN], int tx, int ty)
 {
@@ -71,7 +71,7 @@ __device__ __forceinline__ void compute_tile(float acc[TM][TN], const float (*As
         // ---- end of exercise 01.3 ----
     }
 }
-//! [compute]
+// [compute]
 
 /**
  * @brief Tile row of row @p i (0..7) of the 8 x 8 block of thread row @p ty:
@@ -84,7 +84,7 @@ __device__ __forceinline__ int block_row(int i, int ty) { return i < 4 ? ty * 4 
  * @brief Write the thread's 8 x 8 block of the tile at (@p m0, @p n0) to C
  *        (rows as block_row() gives them). Elements outside M x N are dropped.
  */
-//! [store]
+// [store]
 __device__ __forceinline__ void store_tile(float *__restrict__ C, const float acc[TM][TN], int m0,
                                            int n0, int M, int N, int tx, int ty)
 {
@@ -99,6 +99,6 @@ __device__ __forceinline__ void store_tile(float *__restrict__ C, const float ac
                                        acc[i][h * 4 + 3]));
     }
 }
-//! [store]
+// [store]
 
 #endif

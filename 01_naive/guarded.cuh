@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
-//! [load4]
+// [load4]
 /**
  * @brief Elements [col, col+4) of row @p row of a rows x cols matrix, zero
  *        outside the matrix.
@@ -33,7 +33,7 @@ __device__ __forceinline__ float4 load4_or_zero(const float *__restrict__ p, int
     if (col + 3 < cols) v.w = q[3];
     return v;
 }
-//! [load4]
+// [load4]
 
 /** @brief Write four consecutive elements of C, dropping those outside it. */
 __device__ __forceinline__ void store4_guarded(float *__restrict__ p, int row, int col, int rows,

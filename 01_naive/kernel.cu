@@ -62,7 +62,7 @@ extern "C" const char gemm_blocked_knobs[] =
  * from shared memory feed 64 FMAs, where the tiled kernel needed two
  * shared-memory reads per FMA.
  */
-//! [blocked]
+// [blocked]
 __global__ void __launch_bounds__(BLOCKED_THREADS, MIN_BLOCKS)
 gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C)
@@ -126,7 +126,7 @@ gemm_blocked(int M, int N, int K, const float *__restrict__ A, const float *__re
     store_tile(C, acc, m0, n0, M, N, tx, ty);
     TRACE_END(t_store, TRACE_STORE, -1);
 }
-//! [blocked]
+// [blocked]
 
 extern "C" cudaError_t launch_gemm_blocked(int M, int N, int K, const float *A, const float *B,
                                            float *C, cudaStream_t stream)

@@ -28,7 +28,7 @@ extern "C" const char gemm_naive_knobs[] = "block=" STR(NAIVE_BX) "x" STR(NAIVE_
  * Every A and B element is fetched from global memory (or the caches) once
  * per thread that needs it: N times for A, M times for B.
  */
-//! [naive]
+// [naive]
 __global__ void gemm_naive(int M, int N, int K, const float *__restrict__ A,
                            const float *__restrict__ B, float *__restrict__ C)
 {
@@ -40,7 +40,7 @@ __global__ void gemm_naive(int M, int N, int K, const float *__restrict__ A,
         acc += A[row * K + k] * B[k * N + col];
     C[row * N + col] = acc;
 }
-//! [naive]
+// [naive]
 
 extern "C" cudaError_t launch_gemm_naive(int M, int N, int K, const float *A, const float *B,
                                          float *C, cudaStream_t stream)
@@ -69,7 +69,7 @@ extern "C" const char gemm_tiled_knobs[] = "TILE=" STR(TILE);
  * Out-of-range elements are loaded as zero, so any M, N, K works and the
  * inner loop needs no bounds checks.
  */
-//! [tiled]
+// [tiled]
 __global__ void gemm_tiled(int M, int N, int K, const float *__restrict__ A,
                            const float *__restrict__ B, float *__restrict__ C)
 {
@@ -90,7 +90,7 @@ __global__ void gemm_tiled(int M, int N, int K, const float *__restrict__ A,
     }
     if (row < M && col < N) C[row * N + col] = acc;
 }
-//! [tiled]
+// [tiled]
 
 extern "C" cudaError_t launch_gemm_tiled(int M, int N, int K, const float *A, const float *B,
                                          float *C, cudaStream_t stream)

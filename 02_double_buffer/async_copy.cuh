@@ -51,7 +51,7 @@ __device__ __forceinline__ float (*stage_b(float *smem, int s))[BN]
  * cuda::pipeline the copies join: block scope in chapters 02-04, thread
  * scope in chapter 06.
  */
-//! [issue]
+// [issue]
 template <int AK = BK, class Pipe>
 __device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[BN],
                                            const float *__restrict__ A,
@@ -114,6 +114,6 @@ __device__ __forceinline__ void issue_tile(float (*As)[BM + A_PAD], float (*Bs)[
         }
     }
 }
-//! [issue]
+// [issue]
 
 #endif

@@ -59,7 +59,7 @@ namespace cg = cooperative_groups;
  *        `cuda::pipeline`: the copies of the next tiles run while the
  *        current one is multiplied.
  */
-//! [kernel]
+// [kernel]
 __global__ void __launch_bounds__(BLOCKED_THREADS, MIN_BLOCKS)
 gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
                    const float *__restrict__ B, float *__restrict__ C)
@@ -123,9 +123,9 @@ gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
     store_tile(C, acc, m0, n0, M, N, tx, ty);
     TRACE_END(t_store, TRACE_STORE, -1);
 }
-//! [kernel]
+// [kernel]
 
-//! [launch]
+// [launch]
 extern "C" cudaError_t launch_gemm_double_buffer(int M, int N, int K, const float *A,
                                                  const float *B, float *C, cudaStream_t stream)
 {
@@ -138,4 +138,4 @@ extern "C" cudaError_t launch_gemm_double_buffer(int M, int N, int K, const floa
     gemm_double_buffer<<<grid, BLOCKED_THREADS, smem, stream>>>(M, N, K, A, B, C);
     return cudaGetLastError();
 }
-//! [launch]
+// [launch]

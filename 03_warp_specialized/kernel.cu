@@ -47,7 +47,7 @@ namespace cg = cooperative_groups;
  * @brief Warp-specialized GEMM: warps 0 .. PRODUCER_WARPS-1 copy tiles into
  *        the ring, the other 8 warps compute the block's BM x BN tile of C.
  */
-//! [kernel]
+// [kernel]
 __global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
 gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
                       const float *__restrict__ B, float *__restrict__ C)
@@ -77,7 +77,7 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
     // ---- end of exercise 03.1 ----
 
     if (producer) {
-        //! [producer]
+        // [producer]
         const bool b_vec = rows_aligned16(B, N);
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
@@ -96,9 +96,9 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
             // ---- end of exercise 03.2 ----
             TRACE_END(t_issue, TRACE_ISSUE, t);
         }
-        //! [producer]
+        // [producer]
     } else {
-        //! [consumer]
+        // [consumer]
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         float acc[TM][TN] = {};
@@ -120,10 +120,10 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
         TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);
         TRACE_END(t_store, TRACE_STORE, -1);
-        //! [consumer]
+        // [consumer]
     }
 }
-//! [kernel]
+// [kernel]
 
 extern "C" cudaError_t launch_gemm_warp_specialized(int M, int N, int K, const float *A,
                                                     const float *B, float *C, cudaStream_t stream)

@@ -64,7 +64,7 @@ struct leading_threads {
  *        staged tile @p Cs instead of global memory; with @p add, add them
  *        to what Cs holds (chapter 04's residual, fetched by the storers).
  */
-//! [stage_c]
+// [stage_c]
 __device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN], int tx, int ty,
                                         bool add = false)
 {
@@ -84,7 +84,7 @@ __device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN]
         }
     }
 }
-//! [stage_c]
+// [stage_c]
 
 /**
  * @brief The storer's job: copy the staged tile @p Cs to C at (@p m0, @p n0),
@@ -97,7 +97,7 @@ __device__ __forceinline__ void stage_c(float (*Cs)[BN], const float acc[TM][TN]
  * @param tid       the thread's rank among the @p nthreads storer threads
  * @param nthreads  storer threads; a compile-time constant at every call
  */
-//! [write_c]
+// [write_c]
 __device__ __forceinline__ void write_staged_c(float *__restrict__ C, const float (*Cs)[BN], int m0,
                                                int n0, int M, int N, int tid, int nthreads)
 {
@@ -109,6 +109,6 @@ __device__ __forceinline__ void write_staged_c(float *__restrict__ C, const floa
                        *reinterpret_cast<const float4 *>(&Cs[r][c]));
     }
 }
-//! [write_c]
+// [write_c]
 
 #endif

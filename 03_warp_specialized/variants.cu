@@ -60,13 +60,13 @@ gemm_warp_specialized_storer(int M, int N, int K, const float *__restrict__ A,
     float(*Cs)[BN] = reinterpret_cast<float(*)[BN]>(smem + STAGES * STAGE_FLOATS);
     if (threadIdx.x == 0) init(&c_full, CONSUMER_THREADS + STORER_THREADS);
     __syncthreads(); /* the barrier is initialized before anyone uses it */
-    //! [storer]
+    // [storer]
     if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
         c_full.arrive_and_wait(); /* C is staged */
         write_staged_c(C, Cs, m0, n0, M, N, threadIdx.x - PIPE_THREADS, STORER_THREADS);
         return;
     }
-    //! [storer]
+    // [storer]
 
     /* Roles go by whole warps, so no warp ever diverges between them. */
     const bool producer = threadIdx.x < PRODUCER_THREADS;
@@ -96,10 +96,10 @@ gemm_warp_specialized_storer(int M, int N, int K, const float *__restrict__ A,
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
             pipe.consumer_release();
         }
-        //! [consumer_hand_off]
+        // [consumer_hand_off]
         stage_c(Cs, acc, tx, ty); /* the storers write it out; the consumers are done */
         (void)c_full.arrive();
-        //! [consumer_hand_off]
+        // [consumer_hand_off]
     }
 }
 

@@ -9,7 +9,7 @@
 
 #include "../common/check.h"
 
-//! [capture]
+// [capture]
 cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms)
 {
     cudaStream_t cs;
@@ -29,7 +29,7 @@ cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms)
     *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     return exec;
 }
-//! [capture]
+// [capture]
 
 cudaError_t graph_run(void *graph_exec, cudaStream_t stream)
 {

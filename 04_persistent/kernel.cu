@@ -53,7 +53,7 @@ namespace cg = cooperative_groups;
  * @param C          output (M x N)
  * @param next_tile  the tile counter; 0 at launch (the launcher resets it)
  */
-//! [kernel]
+// [kernel]
 __global__ void __launch_bounds__(WS_THREADS, MIN_BLOCKS)
 gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
                 float *__restrict__ C, int *__restrict__ next_tile)
@@ -80,7 +80,7 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
                                              : cuda::pipeline_role::consumer);
 
     if (producer) {
-        //! [producer]
+        // [producer]
         const bool b_vec = rows_aligned16(B, N);
         int s = 0; /* the stage the next acquire gets: the pipeline's order, tile after tile */
         for (int j = 0;; ++j) {
@@ -122,9 +122,9 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
         if (threadIdx.x == 0) stage_tile[s] = -1;
         pipe.producer_commit();
         // ---- end of exercise 04.2 ----
-        //! [producer]
+        // [producer]
     } else {
-        //! [consumer]
+        // [consumer]
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         int s = 0;
@@ -156,10 +156,10 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
             store_tile(C, acc, tm * BM, tn * BN, M, N, tx, ty);
             TRACE_END(t_store, TRACE_STORE, t);
         }
-        //! [consumer]
+        // [consumer]
     }
 }
-//! [kernel]
+// [kernel]
 
 /* The tile counter, and the grid size from the occupancy API (both once). */
 static int *tile_counter;
@@ -182,7 +182,7 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
         if (per_sm < 1) return cudaErrorInvalidConfiguration; /* cannot be resident at all */
         resident_blocks = per_sm * sms;
     }
-    //! [launch]
+    // [launch]
     const int tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
     const int grid = tiles < resident_blocks ? tiles : resident_blocks;
     /* Every launch starts the queue at tile 0: reset the counter in the
@@ -194,6 +194,6 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
     if (err != cudaSuccess) return err;
     // ---- end of exercise 04.3 ----
     gemm_persistent<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C, tile_counter);
-    //! [launch]
+    // [launch]
     return cudaGetLastError();
 }

@@ -70,7 +70,7 @@ struct ring_threads {
 };
 
 /** @brief The persistent GEMM with two consumer groups taking tiles in turn. */
-//! [pingpong]
+// [pingpong]
 __global__ void __launch_bounds__(PP_THREADS, 1)
 gemm_persistent_pingpong(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
                          float *__restrict__ C, int *__restrict__ next_tile)
@@ -144,7 +144,7 @@ gemm_persistent_pingpong(int M, int N, int K, const float *__restrict__ A, const
         }
     }
 }
-//! [pingpong]
+// [pingpong]
 
 static int *pingpong_counter;
 static int pingpong_blocks;

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(SPAWN_THREADS) spawn_reset(spawn_args a, int w
  * published by a release store of its flag after the node is written;
  * the taker reads the flag with acquire before the node.
  */
-//! [queue]
+// [queue]
 __global__ void __launch_bounds__(SPAWN_THREADS) spawn_queue(spawn_args a)
 {
     dev_int head(a.counters->head), tail(a.counters->tail), pending(a.counters->pending);
@@ -85,10 +85,10 @@ __global__ void __launch_bounds__(SPAWN_THREADS) spawn_queue(spawn_args a)
         pending.fetch_sub(1, cuda::memory_order_release); /* this task is done */
     }
 }
-//! [queue]
+// [queue]
 
 /** @brief Depth @p d: run its nodes (buffer d % 2) and append their children to depth d + 1's buffer. */
-//! [level]
+// [level]
 __global__ void __launch_bounds__(SPAWN_THREADS) spawn_level(spawn_args a, int d)
 {
     const int n = a.level_count[d]; /* written by the launch before this one */
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(SPAWN_THREADS) spawn_level(spawn_args a, int d
         }
     }
 }
-//! [level]
+// [level]
 
 extern "C" int spawn_threads(void)
 {
@@ -134,7 +134,7 @@ static cudaError_t reset(const spawn_args *a, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-//! [queue_launch]
+// [queue_launch]
 extern "C" cudaError_t launch_spawn_queue(const spawn_args *a, cudaStream_t stream)
 {
     cudaError_t err = reset(a, stream);
@@ -144,7 +144,7 @@ extern "C" cudaError_t launch_spawn_queue(const spawn_args *a, cudaStream_t stre
     spawn_queue<<<a->grid, SPAWN_THREADS, 0, stream>>>(*a);
     return cudaGetLastError();
 }
-//! [queue_launch]
+// [queue_launch]
 
 extern "C" cudaError_t launch_spawn_levels_host(const spawn_args *a, cudaStream_t stream)
 {

@@ -37,7 +37,7 @@ __device__ float block_sum(float v)
  * @brief The task body: y = x / ||x|| on segment @p t; norms[t] = ||x||.
  *        Called by a whole block.
  */
-//! [task]
+// [task]
 __device__ void normalize_segment(const task_segment *tasks, int t, const float *__restrict__ x,
                                   float *__restrict__ y, float *__restrict__ norms)
 {
@@ -49,7 +49,7 @@ __device__ void normalize_segment(const task_segment *tasks, int t, const float 
     for (int i = threadIdx.x; i < len; i += TASK_THREADS) y[off + i] = x[off + i] * inv;
     if (threadIdx.x == 0) norms[t] = norm;
 }
-//! [task]
+// [task]
 
 /** @brief One task per launch: the task index is a kernel argument. */
 __global__ void __launch_bounds__(TASK_THREADS)
@@ -75,7 +75,7 @@ task_batched(const task_segment *tasks, const float *x, float *y, float *norms)
  * @brief Persistent: a grid of resident blocks, each taking the next task
  *        index from @p next until none are left.
  */
-//! [persistent]
+// [persistent]
 __global__ void __launch_bounds__(TASK_THREADS)
 task_persistent(const task_segment *tasks, int ntasks, const float *x, float *y, float *norms,
                 int *next)
@@ -97,7 +97,7 @@ task_persistent(const task_segment *tasks, int ntasks, const float *x, float *y,
         TRACE_END(t_task, TRACE_TASK, t);
     }
 }
-//! [persistent]
+// [persistent]
 
 /** @brief An empty kernel: what a launch costs when there is no work at all. */
 __global__ void empty_kernel(void) {}
@@ -136,7 +136,7 @@ extern "C" cudaError_t persistent_task_grid(int *blocks)
     return cudaSuccess;
 }
 
-//! [persistent_launch]
+// [persistent_launch]
 extern "C" cudaError_t launch_tasks_persistent(const task_args *a, cudaStream_t stream)
 {
     /* The queue starts at task 0 on every launch. The counter is ordinary
@@ -151,7 +151,7 @@ extern "C" cudaError_t launch_tasks_persistent(const task_args *a, cudaStream_t 
                                                           a->norms, a->next);
     return cudaGetLastError();
 }
-//! [persistent_launch]
+// [persistent_launch]
 
 extern "C" cudaError_t launch_empty_kernels(int count, cudaStream_t stream)
 {

@@ -17,7 +17,7 @@
  * tile-rows) and a band of B panels, which stay in L2, instead of each
  * wave of tiles sweeping all of B. GROUP = 1 is plain row-major order.
  */
-//! [swizzle]
+// [swizzle]
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int *tm, int *tn)
 {
     const int per_group = GROUP * tiles_n;
@@ -26,6 +26,6 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
     *tm = first_m + (t % per_group) % rows;
     *tn = (t % per_group) / rows;
 }
-//! [swizzle]
+// [swizzle]
 
 #endif

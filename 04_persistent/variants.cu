@@ -57,7 +57,7 @@ extern "C" const char gemm_persistent_storer_knobs[] =
  * one round trip apart, 16 per tile. All 8 rows at once would need 64 more
  * registers than the 128 the consumers have.
  */
-//! [epilogue]
+// [epilogue]
 __device__ __forceinline__ void residual_epilogue(float *__restrict__ C, const float *__restrict__ R,
                                                   const float acc[TM][TN], int m0, int n0, int M, int N, int tx,
                                                   int ty)
@@ -83,7 +83,7 @@ __device__ __forceinline__ void residual_epilogue(float *__restrict__ C, const f
             }
     }
 }
-//! [epilogue]
+// [epilogue]
 
 /**
  * @brief The storers' half of a residual epilogue: start copying R's part
@@ -99,7 +99,7 @@ __device__ __forceinline__ void residual_epilogue(float *__restrict__ C, const f
  * Either way no register holds the data while it is in flight, so all 128
  * rows can be on their way at once.
  */
-//! [prefetch]
+// [prefetch]
 __device__ __forceinline__ void prefetch_residual(float (*Cs)[BN], const float *__restrict__ R, int m0,
                                                   int n0, int M, int N, int tid, int nthreads,
                                                   cuda::barrier<cuda::thread_scope_block> &ready)
@@ -115,7 +115,7 @@ __device__ __forceinline__ void prefetch_residual(float (*Cs)[BN], const float *
         }
     }
 }
-//! [prefetch]
+// [prefetch]
 
 /**
  * @brief The storers' write-out: copy the staged tile @p Cs to C at
@@ -130,7 +130,7 @@ __device__ __forceinline__ void prefetch_residual(float (*Cs)[BN], const float *
  * storer warp writing with stores takes 2.2x as long at a short K). Other
  * tiles, and older GPUs, use write_staged_c().
  */
-//! [write_out]
+// [write_out]
 __device__ __forceinline__ void write_out(float *__restrict__ C, const float (*Cs)[BN], int m0, int n0, int M,
                                           int N, int tid, int nthreads)
 {
@@ -146,7 +146,7 @@ __device__ __forceinline__ void write_out(float *__restrict__ C, const float (*C
 #endif
     write_staged_c(C, Cs, m0, n0, M, N, tid, nthreads);
 }
-//! [write_out]
+// [write_out]
 
 /**
  * @brief A consumer's last step before handing a staged tile to the
@@ -175,7 +175,7 @@ __device__ __forceinline__ void staged_for_copy_engine()
  * @param storers    STORER_WARPS warps write C from a staged tile
  * @param residual   C = A*B + R instead of A*B
  */
-//! [kernel]
+// [kernel]
 __device__ __forceinline__ void persistent_variant(int M, int N, int K, const float *__restrict__ A,
                                                    const float *__restrict__ B, float *__restrict__ C,
                                                    const float *__restrict__ R, int *__restrict__ next_tile,
@@ -205,7 +205,7 @@ __device__ __forceinline__ void persistent_variant(int M, int N, int K, const fl
             init(&c_full, CONSUMER_THREADS + STORER_THREADS);
         }
         __syncthreads(); /* the barriers are initialized before anyone uses them */
-        //! [storer]
+        // [storer]
         if (threadIdx.x >= PIPE_THREADS) { /* storer warps: not part of the pipeline */
             const int sid = threadIdx.x - PIPE_THREADS;
             for (;;) {
@@ -222,7 +222,7 @@ __device__ __forceinline__ void persistent_variant(int M, int N, int K, const fl
                 write_out(C, Cs, tm * BM, tn * BN, M, N, sid, STORER_THREADS);
             }
         }
-        //! [storer]
+        // [storer]
     }
 
     const bool producer = threadIdx.x < PRODUCER_THREADS;
@@ -255,7 +255,7 @@ __device__ __forceinline__ void persistent_variant(int M, int N, int K, const fl
         if (threadIdx.x == 0) stage_tile[s] = -1;
         pipe.producer_commit();
     } else {
-        //! [consumer]
+        // [consumer]
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         int s = 0;
@@ -298,10 +298,10 @@ __device__ __forceinline__ void persistent_variant(int M, int N, int K, const fl
             if (ctid == 0) c_tile = -1;
             (void)c_next.arrive();
         }
-        //! [consumer]
+        // [consumer]
     }
 }
-//! [kernel]
+// [kernel]
 
 /** @brief Lesson kernel + a residual epilogue done by the consumers. */
 __global__ void __launch_bounds__(PIPE_THREADS, MIN_BLOCKS)

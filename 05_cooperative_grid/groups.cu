@@ -34,7 +34,7 @@ namespace cg = cooperative_groups;
  * All threads of the launch take part (the collectives need every member
  * of a tile); those at i >= n use v = 0 and write nothing.
  */
-//! [tour]
+// [tour]
 __global__ void __launch_bounds__(GROUPS_THREADS) groups_tour(int n, const int *__restrict__ v_in,
                                                                tour_result *__restrict__ out)
 {
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS) groups_tour(int n, const int *
 
     if (i < n) out[i] = r;
 }
-//! [tour]
+// [tour]
 
 /* ------------------------------------------------ block reductions, 4 ways */
 
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS) groups_tour(int n, const int *
  * writes its sum to partial[blockIdx.x]; only the block-level step differs. */
 
 /** @brief Shared-memory tree: halve the active threads, barrier each step. */
-//! [reduce_tree]
+// [reduce_tree]
 __global__ void __launch_bounds__(GROUPS_THREADS)
 block_reduce_tree(int n, const float *__restrict__ x, float *__restrict__ partial)
 {
@@ -136,10 +136,10 @@ block_reduce_tree(int n, const float *__restrict__ x, float *__restrict__ partia
     }
     if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
-//! [reduce_tree]
+// [reduce_tree]
 
 /** @brief Warp shuffles by hand: each warp reduces in registers, then warp 0 the warps' sums. */
-//! [reduce_shfl]
+// [reduce_shfl]
 __global__ void __launch_bounds__(GROUPS_THREADS)
 block_reduce_shfl(int n, const float *__restrict__ x, float *__restrict__ partial)
 {
@@ -155,10 +155,10 @@ block_reduce_shfl(int n, const float *__restrict__ x, float *__restrict__ partia
         if (threadIdx.x == 0) partial[blockIdx.x] = v;
     }
 }
-//! [reduce_shfl]
+// [reduce_shfl]
 
 /** @brief The same with 32-thread tiles and cg::reduce: no masks, no offsets. */
-//! [reduce_cg]
+// [reduce_cg]
 __global__ void __launch_bounds__(GROUPS_THREADS)
 block_reduce_cg32(int n, const float *__restrict__ x, float *__restrict__ partial)
 {
@@ -175,7 +175,7 @@ block_reduce_cg32(int n, const float *__restrict__ x, float *__restrict__ partia
         if (tile.thread_rank() == 0) partial[blockIdx.x] = total;
     }
 }
-//! [reduce_cg]
+// [reduce_cg]
 
 /** @brief 8-thread tiles: three shuffle steps instead of five, four times the partial sums. */
 __global__ void __launch_bounds__(GROUPS_THREADS)
@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS) sum_of_partials(int count, con
  *        reads the partials from global memory, where every block wrote
  *        them; its own shared memory holds only its own partial.
  */
-//! [grid_reduce]
+// [grid_reduce]
 __global__ void __launch_bounds__(GROUPS_THREADS)
 sum_cooperative(int n, const float *x, float *partial, float *total)
 {
@@ -268,7 +268,7 @@ sum_cooperative(int n, const float *x, float *partial, float *total)
         if (threadIdx.x == 0) *total = t;
     }
 }
-//! [grid_reduce]
+// [grid_reduce]
 
 /** @brief Each block adds its sum to *total with one atomic (in any order). */
 __global__ void __launch_bounds__(GROUPS_THREADS) sum_atomic(int n, const float *x, float *total)
@@ -287,7 +287,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS) sum_atomic(int n, const float 
  *        no index is divided. Each operation is rounded on its own, so the
  *        host reproduces it bit for bit.
  */
-//! [jacobi_sweep]
+// [jacobi_sweep]
 __device__ __forceinline__ void jacobi_sweep(int n, const float *src, float *dst)
 {
     for (int r = 1 + blockIdx.x; r < n - 1; r += gridDim.x)
@@ -297,7 +297,7 @@ __device__ __forceinline__ void jacobi_sweep(int n, const float *src, float *dst
             dst[q] = __fmul_rn(0.25f, __fadd_rn(ns, we));
         }
 }
-//! [jacobi_sweep]
+// [jacobi_sweep]
 
 /** @brief One sweep per launch. */
 __global__ void __launch_bounds__(GROUPS_THREADS) jacobi_step(int n, const float *src, float *dst)
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS) jacobi_step(int n, const float
 }
 
 /** @brief @p iters sweeps in one cooperative launch, alternating u and v, a grid.sync() between. */
-//! [jacobi_cooperative]
+// [jacobi_cooperative]
 __global__ void __launch_bounds__(GROUPS_THREADS) jacobi_cooperative(int n, int iters, float *u, float *v)
 {
     cg::grid_group grid = cg::this_grid();
@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(GROUPS_THREADS) jacobi_cooperative(int n, int 
         grid.sync(); /* the sweep is complete everywhere before the next reads it */
     }
 }
-//! [jacobi_cooperative]
+// [jacobi_cooperative]
 
 /* ---------------------------------------------------------- launchers */
 

@@ -46,7 +46,7 @@ namespace cg = cooperative_groups;
  * block that read a neighbour's value from before or after the barrier
  * shows up as a mismatch.
  */
-//! [stage]
+// [stage]
 __device__ __forceinline__ void smooth(int n, const float *__restrict__ src, float *__restrict__ dst)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -54,7 +54,7 @@ __device__ __forceinline__ void smooth(int n, const float *__restrict__ src, flo
         dst[i] = __fadd_rn(__fmul_rn(0.25f, __fadd_rn(l, r)), __fmul_rn(0.5f, src[i]));
     }
 }
-//! [stage]
+// [stage]
 
 /** @brief Stage 1 as its own kernel: a from b. */
 __global__ void __launch_bounds__(THREADS) stage1_kernel(int n, const float *b, float *a)
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(THREADS) stage2_kernel(int n, const float *a, 
  * @param divergent  1: block 0 skips the last grid.sync() - the deadlock
  *                   the chapter warns about, for the watchdog test
  */
-//! [cooperative]
+// [cooperative]
 __global__ void __launch_bounds__(THREADS)
 two_stage_cooperative(int n, int iters, float *a, float *b, int divergent)
 {
@@ -110,7 +110,7 @@ two_stage_cooperative(int n, int iters, float *a, float *b, int divergent)
         TRACE_END(t_sync_b, TRACE_GRID_SYNC, 2);
     }
 }
-//! [cooperative]
+// [cooperative]
 
 /* --------------------------------------------------------------- softmax */
 
@@ -130,7 +130,7 @@ __device__ __forceinline__ max_sum merge(max_sum p, max_sum q)
 }
 
 /** @brief Merge every thread's pair; every thread gets the block's. */
-//! [block_merge]
+// [block_merge]
 __device__ max_sum block_merge(max_sum v)
 {
     __shared__ max_sum warp_part[THREADS / 32];
@@ -145,7 +145,7 @@ __device__ max_sum block_merge(max_sum v)
     block.sync(); /* warp_part is reused by the next call */
     return v;
 }
-//! [block_merge]
+// [block_merge]
 
 /** @brief Phase 1: this block's pair over its grid-stride share of x. */
 __device__ void softmax_partial(int n, const float *__restrict__ x, max_sum *partials)
@@ -183,7 +183,7 @@ softmax_normalize_kernel(int n, const float *x, float *y, const max_sum *partial
 }
 
 /** @brief Both phases in one cooperative launch. */
-//! [softmax]
+// [softmax]
 __global__ void __launch_bounds__(THREADS)
 softmax_cooperative(int n, const float *x, float *y, max_sum *partials)
 {
@@ -194,7 +194,7 @@ softmax_cooperative(int n, const float *x, float *y, max_sum *partials)
     // ---- end of exercise 05.2 ----
     softmax_normalize(n, x, y, partials);
 }
-//! [softmax]
+// [softmax]
 
 /* ------------------------------------------------------- the barrier alone */
 
@@ -253,7 +253,7 @@ extern "C" cudaError_t launch_two_stage_launches(int n, int iters, float *a, flo
     return cudaSuccess;
 }
 
-//! [launch]
+// [launch]
 extern "C" cudaError_t launch_two_stage_cooperative(int n, int iters, float *a, float *b, int grid,
                                                     int divergent, cudaStream_t stream)
 {
@@ -263,7 +263,7 @@ extern "C" cudaError_t launch_two_stage_cooperative(int n, int iters, float *a, 
     return cudaLaunchCooperativeKernel((const void *)two_stage_cooperative, dim3(grid), dim3(THREADS),
                                        args, 0, stream);
 }
-//! [launch]
+// [launch]
 
 extern "C" cudaError_t launch_softmax_two_kernels(int n, const float *x, float *y, void *partials,
                                                   int grid, cudaStream_t stream)

@@ -324,13 +324,13 @@ int main(int argc, char **argv)
     s.divergent = (int)options_extra_value(&env.o, "divergent-sync");
     blocks = (int)options_extra_value(&env.o, "blocks");
 
-    //! [attribute]
+    // [attribute]
     CUDA_CHECK(cudaDeviceGetAttribute(&coop_attr, cudaDevAttrCooperativeLaunch, env.dev.id));
     coop = coop_attr && !options_extra_value(&env.o, "no-coop");
     if (!coop)
         fprintf(env.out, "cooperative launch %s: the cooperative rows are left out, the results come from the multi-launch path\n",
                 coop_attr ? "turned off (--no-coop)" : "NOT supported on this device");
-    //! [attribute]
+    // [attribute]
     if (s.divergent && !coop) {
         fprintf(stderr, CHAPTER ": --divergent-sync: this device has no cooperative launch\n");
         return EXIT_UNSUPPORTED;

@@ -44,13 +44,13 @@ __device__ void report_cluster_ids(int *out)
     cluster.sync();
 }
 
-//! [cluster_dims]
+// [cluster_dims]
 /** @brief Cluster size fixed at compile time: an ordinary <<<>>> launch makes clusters of 4. */
 __global__ void __cluster_dims__(STATIC_CLUSTER, 1, 1) cluster_ids_static(int *out)
 {
     report_cluster_ids(out);
 }
-//! [cluster_dims]
+// [cluster_dims]
 
 /** @brief The same kernel without __cluster_dims__: the launch chooses the cluster size. */
 __global__ void cluster_ids_runtime(int *out) { report_cluster_ids(out); }
@@ -70,7 +70,7 @@ static void cluster_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, i
     cluster_launch_config(cfg, attr, dim3(blocks), dim3(threads), 0, stream, dim3(cluster, 1, 1));
 }
 
-//! [launch_ex]
+// [launch_ex]
 cudaError_t launch_cluster_ids_runtime(int *out, int blocks, int cluster, cudaStream_t stream)
 {
     cudaLaunchConfig_t cfg;
@@ -79,7 +79,7 @@ cudaError_t launch_cluster_ids_runtime(int *out, int blocks, int cluster, cudaSt
     const cudaError_t err = cudaLaunchKernelEx(&cfg, cluster_ids_runtime, out);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
-//! [launch_ex]
+// [launch_ex]
 
 /* ------------------------------------------------------------- reduction */
 
@@ -97,21 +97,21 @@ __device__ __forceinline__ long long warp_share(const int *__restrict__ x, long 
 }
 
 /** @brief Every warp adds its partial sum to @p sum in global memory: one atomic per warp. */
-//! [reduce_global]
+// [reduce_global]
 __global__ void __launch_bounds__(REDUCE_THREADS) reduce_global(const int *__restrict__ x, long n,
                                                                  unsigned long long *sum)
 {
     const long long v = warp_share(x, n);
     if (threadIdx.x % 32 == 0) atomicAdd(sum, (unsigned long long)v);
 }
-//! [reduce_global]
+// [reduce_global]
 
 /**
  * @brief Every warp adds its partial sum into the shared memory of block 0
  *        of its cluster (a DSMEM atomic); block 0 then adds the cluster's
  *        total to @p sum: one global atomic per cluster.
  */
-//! [reduce_dsmem]
+// [reduce_dsmem]
 __global__ void __launch_bounds__(REDUCE_THREADS) reduce_dsmem(const int *__restrict__ x, long n,
                                                                 unsigned long long *sum)
 {
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS) reduce_dsmem(const int *__rest
     cluster.sync(); /* every peer has added (and block 0 stays until they have) */
     if (cluster.block_rank() == 0 && threadIdx.x == 0) atomicAdd(sum, cluster_sum);
 }
-//! [reduce_dsmem]
+// [reduce_dsmem]
 
 cudaError_t launch_reduce_global(const int *x, long n, unsigned long long *sum, int blocks,
                                  cudaStream_t stream)
@@ -185,7 +185,7 @@ __device__ __forceinline__ int wrong(float4 got, int b, int it, int j)
  *        Every received element is checked: errors[b] is the number of
  *        block b's threads that saw a wrong one, rounds[b] the rounds it ran.
  */
-//! [exchange_dsmem]
+// [exchange_dsmem]
 __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *errors, int *rounds, int divergent)
 {
     __shared__ float4 inbox[2][XCHG_FLOAT4S]; /* two rounds in flight: write one, read the other */
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
         rounds[blockIdx.x] = iters;
     }
 }
-//! [exchange_dsmem]
+// [exchange_dsmem]
 
 /**
  * @brief exchange_dsmem() with the cluster barrier split in its two halves:
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem(int iters, int *e
  *        round's message, and only the wait (an acquire, pairing with the
  *        partner's release at its arrive) makes its writes visible here.
  */
-//! [exchange_split]
+// [exchange_split]
 __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem_split(int iters, int *errors, int *rounds)
 {
     static_assert(XCHG_FLOAT4S % XCHG_THREADS == 0, "each thread sends the same number of float4");
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem_split(int iters, 
         rounds[blockIdx.x] = iters;
     }
 }
-//! [exchange_split]
+// [exchange_split]
 
 /**
  * @brief The same exchange through global memory: each block writes its
@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_dsmem_split(int iters, 
  *        Launched in clusters of 2 as well, only so that partners are
  *        guaranteed to run at the same time (the spin would hang otherwise).
  */
-//! [exchange_global]
+// [exchange_global]
 __global__ void __launch_bounds__(XCHG_THREADS) exchange_global(int iters, int *errors, int *rounds,
                                                                  float4 *mail, int *flags)
 {
@@ -297,7 +297,7 @@ __global__ void __launch_bounds__(XCHG_THREADS) exchange_global(int iters, int *
         rounds[blockIdx.x] = iters;
     }
 }
-//! [exchange_global]
+// [exchange_global]
 
 cudaError_t launch_exchange(const exchange_args *a, cudaStream_t stream)
 {
@@ -326,7 +326,7 @@ cudaError_t launch_exchange(const exchange_args *a, cudaStream_t stream)
  *        forth @p iters times through a flag in the other's shared memory.
  *        Each writes the last value it saw to @p seen[rank].
  */
-//! [pingpong_dsmem]
+// [pingpong_dsmem]
 __global__ void pingpong_dsmem(int iters, int *seen)
 {
     __shared__ int box;
@@ -348,10 +348,10 @@ __global__ void pingpong_dsmem(int iters, int *seen)
     }
     cluster.sync();
 }
-//! [pingpong_dsmem]
+// [pingpong_dsmem]
 
 /** @brief The same through two flags in global memory (relaxed atomics, device scope). */
-//! [pingpong_global]
+// [pingpong_global]
 __global__ void pingpong_global(int iters, int *seen, int *flags)
 {
     if (threadIdx.x != 0) return;
@@ -365,7 +365,7 @@ __global__ void pingpong_global(int iters, int *seen, int *flags)
     }
     seen[rank] = mine.fetch_or(0, cuda::memory_order_relaxed);
 }
-//! [pingpong_global]
+// [pingpong_global]
 
 cudaError_t launch_pingpong(const pingpong_args *a, cudaStream_t stream)
 {

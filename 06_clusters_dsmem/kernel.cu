@@ -66,7 +66,7 @@ namespace cg = cooperative_groups;
  *        Every producer thread calls it once its own copies into the stage
  *        have landed.
  */
-//! [forward]
+// [forward]
 __device__ __forceinline__ void forward_part(float *smem, uint64_t *full, int s, unsigned rank)
 {
     /* The copies landed through the threads' view of shared memory (the
@@ -84,14 +84,14 @@ __device__ __forceinline__ void forward_part(float *smem, uint64_t *full, int s,
         // ---- end of exercise 06.2 ----
     }
 }
-//! [forward]
+// [forward]
 
 /**
  * @brief Cluster GEMM: warps 0 .. PRODUCER_WARPS-1 copy this block's part
  *        of the A tile and its B tile, and hand the part to the peers; the
  *        next 8 warps compute the block's BM x BN tile of C.
  */
-//! [kernel]
+// [kernel]
 __global__ void __launch_bounds__(WS_THREADS, 1)
 gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C)
@@ -105,7 +105,7 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int tiles = (K + BK - 1) / BK;
 
-    //! [init]
+    // [init]
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], PRODUCER_THREADS); /* own copies; the peers' parts count as bytes */
@@ -122,10 +122,10 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     cluster.sync();
     // ---- end of exercise 06.1 ----
     TRACE_END(t_init, TRACE_CLUSTER_SYNC, -1);
-    //! [init]
+    // [init]
 
     if (threadIdx.x < PRODUCER_THREADS) {
-        //! [producer]
+        // [producer]
         const bool b_vec = rows_aligned16(B, N);
         /* Each thread's copies are its own cp.async group: it waits for
          * them itself before it forwards the part. */
@@ -157,9 +157,9 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
                 TRACE_END(t_share, TRACE_SHARE, t);
             }
         }
-        //! [producer]
+        // [producer]
     } else {
-        //! [consumer]
+        // [consumer]
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         float acc[TM][TN] = {};
@@ -180,9 +180,9 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
         TRACE_BEGIN(t_store);
         store_tile(C, acc, m0, n0, M, N, tx, ty);
         TRACE_END(t_store, TRACE_STORE, -1);
-        //! [consumer]
+        // [consumer]
     }
-    //! [exit]
+    // [exit]
     /* Peers may still arrive on this block's barriers, and their copy
      * engines read its part of the last stages: no block leaves, and frees
      * its shared memory, before all are done. */
@@ -191,11 +191,11 @@ gemm_cluster(int M, int N, int K, const float *__restrict__ A, const float *__re
     cluster.sync();
     // ---- end of exercise 06.1 ----
     TRACE_END(t_exit, TRACE_CLUSTER_SYNC, -1);
-    //! [exit]
+    // [exit]
 }
-//! [kernel]
+// [kernel]
 
-//! [launch]
+// [launch]
 extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, const float *B, float *C,
                                            cudaStream_t stream)
 {
@@ -207,7 +207,7 @@ extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, 
     err = cudaLaunchKernelEx(&cfg, gemm_cluster, M, N, K, A, B, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
-//! [launch]
+// [launch]
 
 extern "C" cudaError_t gemm_cluster_occupancy(int cluster, int *clusters)
 {

@@ -106,7 +106,7 @@ __device__ __forceinline__ void store_a_part(float (*As)[BM + A_PAD], const floa
  * counts CLUSTER x REG_PRODUCER_THREADS arrivals, each a cluster-scope
  * release of the thread's DSMEM stores (a memory barrier per arrival).
  */
-//! [registers]
+// [registers]
 template <bool FencedRelease>
 __global__ void __launch_bounds__(REG_THREADS, 1)
 gemm_cluster_registers(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
@@ -162,7 +162,7 @@ gemm_cluster_registers(int M, int N, int K, const float *__restrict__ A, const f
             const int s = t % STAGES;
             mbar_wait(&full[s], (t / STAGES) & 1); /* A parts from every block, and B, landed */
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
-            //! [fenced release]
+            // [fenced release]
             /* Release stage s to every block's producers. This thread only
              * read it: a reader's arrive is enough; gemm_cluster_fenced
              * makes a cluster-scope release, as the producers' arrivals. */
@@ -172,7 +172,7 @@ gemm_cluster_registers(int M, int N, int K, const float *__restrict__ A, const f
                 else
                     mbar_arrive_cluster_reader(&empty[s], q);
             }
-            //! [fenced release]
+            // [fenced release]
         }
         store_tile(C, acc, m0, n0, M, N, tx, ty);
     }
@@ -180,7 +180,7 @@ gemm_cluster_registers(int M, int N, int K, const float *__restrict__ A, const f
      * no block leaves, and frees its shared memory, before all are done. */
     cluster.sync();
 }
-//! [registers]
+// [registers]
 
 /** @brief Launch a variant kernel in clusters of CLUSTER along N, as kernel.cu does, with REG_THREADS per block. */
 static cudaError_t launch_variant(void (*kernel)(int, int, int, const float *, const float *, float *), int M, int N,
@@ -224,7 +224,7 @@ static_assert((BM * BK / 4) % REG_PRODUCER_THREADS == 0, "the producer threads m
  * (their reads were remote); a follower's, when its own consumers are done
  * with its B.
  */
-//! [leader]
+// [leader]
 __global__ void __launch_bounds__(REG_THREADS, 1)
 gemm_cluster_leader(int M, int N, int K, const float *__restrict__ A, const float *__restrict__ B,
                     float *__restrict__ C)
@@ -303,7 +303,7 @@ gemm_cluster_leader(int M, int N, int K, const float *__restrict__ A, const floa
     }
     cluster.sync();
 }
-//! [leader]
+// [leader]
 
 extern "C" cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const float *A, const float *B, float *C,
                                                   cudaStream_t stream)

@@ -138,7 +138,7 @@ __device__ __forceinline__ int block_row16(int i, int ty) { return (i / 4) * (BM
  *        per thread the block is launched with (ptxas: no spills);
  *        setmaxnreg gives the consumers more.
  */
-//! [compute]
+// [compute]
 __device__ __forceinline__ void compute_stage(float acc[TM][TN], const float *As, const float *Bs, int tx, int ty)
 {
 #pragma unroll
@@ -157,7 +157,7 @@ __device__ __forceinline__ void compute_stage(float acc[TM][TN], const float *As
         }
     }
 }
-//! [compute]
+// [compute]
 
 /** @brief Write the thread's 16 x 8 block of the tile at (@p m0, @p n0); elements outside C are dropped. */
 __device__ __forceinline__ void store_block(float *__restrict__ C, const float acc[TM][TN], int m0, int n0, int M,
@@ -182,7 +182,7 @@ __device__ __forceinline__ void store_block(float *__restrict__ C, const float a
  * @param map_a  tensor map of A^T (K x M), boxes of BK/CN rows x BM
  * @param map_b  tensor map of B (K x N), boxes of BK/CM rows x BN
  */
-//! [kernel]
+// [kernel]
 template <int CM, int CN>
 __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
          const __grid_constant__ CUtensorMap map_b, float *__restrict__ C)
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int tiles = (K + BK - 1) / BK;
 
-    //! [init]
+    // [init]
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1); /* the own producer's arrive.expect_tx; then the bytes */
@@ -212,10 +212,10 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
     TRACE_BEGIN(t_init);
     cluster.sync(); /* no peer multicasts into, or arrives on, barriers that do not exist yet */
     TRACE_END(t_init, TRACE_CLUSTER_SYNC, -1);
-    //! [init]
+    // [init]
 
     if (threadIdx.x < PRODUCER_THREADS) {
-        //! [producer]
+        // [producer]
         warpgroup_set_registers<PRODUCER_REGS>();
         if (threadIdx.x == 0) {
             /* This block's slices: rows [cx*BK/CN, ...) of the A^T tile go to its
@@ -254,9 +254,9 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
                 TRACE_END(t_issue, TRACE_ISSUE, t);
             }
         }
-        //! [producer]
+        // [producer]
     } else {
-        //! [consumer]
+        // [consumer]
         warpgroup_set_registers<CONSUMER_REGS>();
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
@@ -280,20 +280,20 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
         TRACE_BEGIN(t_store);
         store_block(C, acc, m0, n0, M, N, tx, ty);
         TRACE_END(t_store, TRACE_STORE, -1);
-        //! [consumer]
+        // [consumer]
     }
-    //! [exit]
+    // [exit]
     /* Peers may still arrive on this block's empty barriers: stay until all are done. */
     TRACE_BEGIN(t_exit);
     cluster.sync();
     TRACE_END(t_exit, TRACE_CLUSTER_SYNC, -1);
-    //! [exit]
+    // [exit]
 }
-//! [kernel]
+// [kernel]
 
 /* ------------------------------------------------------------------- host */
 
-//! [launch]
+// [launch]
 template <int CM, int CN>
 static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *B, float *C, cudaStream_t stream)
 {
@@ -329,7 +329,7 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
     err = cudaLaunchKernelEx(&cfg, gemm_tma<CM, CN>, M, N, K, map_a, map_b, C);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
-//! [launch]
+// [launch]
 
 extern "C" cudaError_t launch_gemm_tma(int M, int N, int K, const float *A, const float *B, float *C,
                                        cudaStream_t stream)

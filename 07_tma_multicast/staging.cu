@@ -66,7 +66,7 @@ extern "C" int tma_needs_staging(int N, int K, const float *A, const float *B, i
     return a | b << 1;
 }
 
-//! [staging]
+// [staging]
 extern "C" cudaError_t tma_stage(int M, int N, int K, const float *A, const float *B, int transpose_a,
                                  const float **Ap, const float **Bp, size_t *lda, size_t *ldb, cudaStream_t stream)
 {
@@ -103,4 +103,4 @@ extern "C" cudaError_t tma_stage(int M, int N, int K, const float *A, const floa
     }
     return cudaSuccess;
 }
-//! [staging]
+// [staging]

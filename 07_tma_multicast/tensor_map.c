@@ -29,12 +29,12 @@ static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(void)
 int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
                uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen)
 {
-    //! [map_shape]
+    // [map_shape]
     const cuuint64_t dims[2] = {cols, rows}; /* innermost (contiguous) dimension first */
     const cuuint64_t strides[1] = {row_bytes};
     const cuuint32_t box[2] = {box_cols, box_rows};
     const cuuint32_t steps[2] = {1, 1};
-    //! [map_shape]
+    // [map_shape]
     PFN_cuTensorMapEncodeTiled_v12000 fn = encode_tiled();
     CUresult r;
     char dummy[8];
@@ -68,7 +68,7 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
         snprintf(why, whylen, "cuTensorMapEncodeTiled is not available from this driver");
         return 1;
     }
-    //! [encode]
+    // [encode]
     r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, steps,
            CU_TENSOR_MAP_INTERLEAVE_NONE,
            swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
@@ -76,7 +76,7 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
            : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                            : CU_TENSOR_MAP_SWIZZLE_NONE,
            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    //! [encode]
+    // [encode]
     if (r != CUDA_SUCCESS) {
         snprintf(why, whylen, "cuTensorMapEncodeTiled returned error %d", (int)r);
         return 1;

@@ -33,7 +33,7 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned by
  * Out-of-range parts of the box are filled with zeros (and still count as
  * bytes delivered), which handles the tile tails of any M, N, K.
  */
-//! [tma_load]
+// [tma_load]
 __device__ __forceinline__ void tma_load_2d(void *dst, const void *map, int x, int y, uint64_t *bar)
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
@@ -56,6 +56,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(void *dst, const void *map
                  "l"(map), "r"(x), "r"(y), "r"(smem_addr(bar)), "h"(mask)
                  : "memory");
 }
-//! [tma_load]
+// [tma_load]
 
 #endif

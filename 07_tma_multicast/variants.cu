@@ -69,7 +69,7 @@ namespace cg = cooperative_groups;
  * eight of B feed 256 FMAs, as in compute_tile(); each accumulator still
  * adds its K products in order k = 0, 1, 2, ...
  */
-//! [compute]
+// [compute]
 __device__ __forceinline__ void compute_tile_rows(float acc[TM][TN], const float *As, const float (*Bs)[BN],
                                                   int tx, int ty)
 {
@@ -98,7 +98,7 @@ __device__ __forceinline__ void compute_tile_rows(float acc[TM][TN], const float
         }
     }
 }
-//! [compute]
+// [compute]
 
 /**
  * @brief A consumer's release of a stage to block @p rank: with @p Fenced a

@@ -40,8 +40,10 @@ as in Doxygen (which would otherwise need \\snippet, shown there as text):
     (a fenced code block, generated)
     <!-- end listing -->
 
-takes the lines between the two `//! [kernel]` lines of the file (Doxygen's
-snippet markers); without a name, the whole file, as plain text.
+takes the lines between the two `// [kernel]` lines of the file, leaving
+out the marker lines of other listings inside; without a name, the whole
+file, as plain text. (A plain comment: `//! [kernel]`, Doxygen's snippet
+marker, would show up as "[kernel]" in the API pages.)
 
     python3 docs/fill_values.py PAGE   the page with its figures and listings filled, on stdout
 """
@@ -154,6 +156,7 @@ def value(spec):
 
 LISTING = re.compile(r"^(?P<indent> *)<!-- listing: (?P<file>\S+)(?: (?P<tag>[^>]*?))? -->\n(?P<body>.*?)^ *<!-- end listing -->",
                      re.S | re.M)
+MARKER_LINE = re.compile(r"^\s*// \[[^]]+\]\s*$")
 FENCE = {".cu": "cpp", ".cuh": "cpp", ".h": "cpp", ".c": "c", ".sh": "bash", ".mk": "makefile"}
 
 
@@ -168,10 +171,10 @@ def listing(path, tag):
         if body and body[-1] == "":
             body = body[:-1]
     else:
-        marks = [i for i, l in enumerate(lines) if l.strip() == f"//! [{tag}]"]
+        marks = [i for i, l in enumerate(lines) if l.strip() == f"// [{tag}]"]
         if len(marks) != 2:
-            raise MarkerError(f"{path} has {len(marks)} '//! [{tag}]' lines (need two)")
-        body = lines[marks[0] + 1:marks[1]]
+            raise MarkerError(f"{path} has {len(marks)} '// [{tag}]' lines (need two)")
+        body = [l for l in lines[marks[0] + 1:marks[1]] if not MARKER_LINE.match(l)]
         lang = next((v for k, v in FENCE.items() if path.endswith(k)), "")
     return "```" + lang + "\n" + "\n".join(body) + "\n```\n"
 

@@ -20,8 +20,8 @@
 #   awk -v mode=list -f regions.awk FILES    one line per region:
 #        file <TAB> line <TAB> id <TAB> title <TAB> state <TAB> hint
 #        state: "todo" (the starter's body, untouched) or "written"
-# Malformed markers (nested, unterminated, a mismatched end, a Doxygen
-# snippet marker inside a region) stop it with exit 1 and a message.
+# Malformed markers (nested, unterminated, a mismatched end, a
+# listing marker inside a region) stop it with exit 1 and a message.
 
 function fail(msg) {
     printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
@@ -88,7 +88,7 @@ is_end {
 }
 
 open != "" {
-    if (line ~ /\/\/! \[/) fail("a Doxygen snippet marker inside exercise " open " (the starter would lose it)")
+    if (line ~ /^[ \t]*\/\/ \[[^]]+\][ \t]*$/) fail("a listing marker (// [name]) inside exercise " open " (the starter would lose it)")
     if (is_hint && in_hints) {
         h = line
         sub(/^[ \t]*\/\/ hint: /, "", h)

@@ -57,9 +57,10 @@ done
 # an opening marker without its end on the same line
 printf 'x <!-- value: %s/r.csv kernel=tiled show=ms_median -->1\n<!-- end -->\n' "$t" >"$t/open.md"
 ! python3 docs/fill_values.py "$t/open.md" >/dev/null 2>&1
-# listings: the lines between a file's two //! [tag] lines, fenced; a
-# stale body is rewritten; a tag that is not there twice is refused
-printf 'int a;\n//! [two]\nint b;\n  int c;\n//! [two]\n//! [one]\n' >"$t/src.cu"
+# listings: the lines between a file's two // [tag] lines, fenced, without
+# the markers of listings nested inside; a stale body is rewritten; a tag
+# that is not there twice is refused
+printf 'int a;\n// [two]\nint b;\n  // [in]\n  int c;\n  // [in]\n// [two]\n// [one]\n' >"$t/src.cu"
 printf 'p\n<!-- listing: %s/src.cu two -->\nold\n<!-- end listing -->\nq\n' "$t" >"$t/l.md"
 python3 docs/fill_values.py "$t/l.md" >"$t/l.out"
 printf 'p\n<!-- listing: %s/src.cu two -->\n```cpp\nint b;\n  int c;\n```\n<!-- end listing -->\nq\n' "$t" | diff -u - "$t/l.out"
