@@ -15,7 +15,8 @@
 # What each chapter's tests do is set in tests/chapters/<chapter>.sh.
 #
 # Host tier: unit tests of common/; every chapter builds with warnings as
-# errors; its PTX has its technique; its Makefile's knob defaults are the
+# errors (chapters 06 and 07 also for Blackwell, sm_100a and sm_120a, built
+# and never run); its PTX has its technique; its Makefile's knob defaults are the
 # ones in its kernel.cu; building below its compute capability stops with a
 # message; `make help` there; ./run --help, bad options (exit 2) and no GPU
 # (exit 3); `make chapter-NN`; make help, the results tables, the figures
