@@ -6,11 +6,9 @@
  *        multicast: one copy lands in every block of the cluster that
  *        needs the tile.
  *
- * Chapter 06's producers are 128 threads that issue a copy instruction for
- * every 4 bytes of A and every 16 bytes of B, each with its own address
- * arithmetic, and one of them hands part of the A tile to the peer block
- * with a bulk copy between shared memories: a copy engine does the
- * sharing, the threads still do the loading. A TMA copy is one
+ * Chapter 06's 128 producer threads issue a copy instruction for every 4
+ * bytes of A and 16 of B, each with its own address arithmetic; only the
+ * hand-off to the peer goes through a copy engine. A TMA copy is one
  * instruction for a whole tile: the tensor
  * map (made on the host, tensor_map.c) tells the copy engine the matrix's
  * shape and strides, the instruction names a tile by its coordinates,
@@ -31,14 +29,11 @@
  * one producer warpgroup and two consumer warpgroups, each consumer thread
  * computing a 16 x 8 block of a 256 x 128 tile where chapters 01-06
  * compute 8 x 8 of 128 x 128. Six shared-memory reads then feed 128 FMAs
- * per k instead of four feeding 64. Chapter 06 keeps its 128 x 128 block:
- * its producers issue a copy instruction per 4 bytes of A on the same
- * schedulers as the FMAs, and a 256-row tile would double them. Registers
- * are no obstacle (the 168 per thread the block is launched with hold the
- * consumers' loop); on top of that, `setmaxnreg` moves most of the
- * producer warpgroup's registers to the consumers (`setmaxnreg.dec` in the
- * producers, `setmaxnreg.inc` in the consumers), within the pool the block
- * was launched with.
+ * per k instead of four feeding 64. Chapter 06 keeps its 128 x 128 block
+ * because a 256-row tile would double its producers' copy instructions,
+ * which share the schedulers with the FMAs. `setmaxnreg` then moves most
+ * of the producer warpgroup's registers to the consumers, within the
+ * block's launch pool (warpgroup_set_registers()).
  *
  * TMA cannot transpose, so each call first writes A^T (staging.cu) and the
  * A tile arrives as chapters 01-06 store it (As[k][m]). variants.cu keeps
@@ -134,9 +129,9 @@ __device__ __forceinline__ int block_row16(int i, int ty) { return (i / 4) * (BM
  *        stage (As[k][m], Bs[k][n]): chapter 01's compute step with twice
  *        the rows. Per k: six 16-byte shared-memory reads (four of A, two
  *        of B) feed 128 FMAs, where an 8 x 8 block needs four for 64.
- *        The 128 accumulators and the fragments fit the 168 registers
- *        per thread the block is launched with (ptxas: no spills);
- *        setmaxnreg gives the consumers more.
+ *        The 128 accumulators and the fragments fit the LAUNCH_REGS
+ *        per thread the block is launched with; setmaxnreg gives the
+ *        consumers more.
  */
 // [compute]
 __device__ __forceinline__ void compute_stage(float acc[TM][TN], const float *As, const float *Bs, int tx, int ty)
