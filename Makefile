@@ -15,7 +15,7 @@ DIFF_TARGETS := $(foreach d,$(CHAPTER_DIRS),diff-$(call chapter_num,$(d)))
 EXERCISE_TARGETS := $(foreach d,$(CHAPTER_DIRS),exercise-$(call chapter_num,$(d)))
 CHECK_TARGETS := $(foreach d,$(CHAPTER_DIRS),check-$(call chapter_num,$(d)))
 
-.PHONY: help all test test-gpu bench traces docs tables figures clean handout \
+.PHONY: help all smem test test-gpu bench traces docs tables figures clean handout \
         $(CHAPTER_TARGETS) $(DIFF_TARGETS) $(EXERCISE_TARGETS) $(CHECK_TARGETS)
 
 help:
@@ -27,6 +27,7 @@ help:
 	@echo "  make check-NN        check the student's chapter NN (DIR=path: another copy of it)"
 	@echo "  make handout         the student copy of the repository: handout.tar.gz (KEEP=\"01 02\": keep those answers)"
 	@echo "  make all             build every chapter this ARCH can run"
+	@echo "  make smem            each kernel's shared memory per block on ARCH, and what ARCH allows"
 	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
 	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
 	@echo "  make bench           time every chapter at its default size -> docs/results/<gpu>.csv"
@@ -44,6 +45,15 @@ all:
 	  if [ $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC) -le $(ARCH_CC) ]; then \
 	    $(MAKE) --no-print-directory -C $(d); \
 	  else echo "skipping $(d): it needs compute capability $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC) (ARCH=$(ARCH))"; fi;)
+
+# Each chapter's `make smem` (the dynamic shared memory each kernel asks
+# for on ARCH), under a line with what ARCH lets one block have.
+smem:
+	@echo "# ARCH=$(ARCH): at most $(SMEM_PER_BLOCK) B of shared memory per block (common/arch.mk)"
+	@set -e; $(foreach d,$(CHAPTER_DIRS),\
+	  if [ $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC) -le $(ARCH_CC) ]; then \
+	    echo "# $(d)"; $(MAKE) -s --no-print-directory -C $(d) smem; \
+	  else echo "# $(d): not built for $(ARCH) (it needs compute capability $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC))"; fi;)
 
 # chapter-01: build 01_naive and make ./run point at 01_naive/run
 define chapter_rule

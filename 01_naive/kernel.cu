@@ -22,7 +22,7 @@
 
 #include "kernel.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* STR() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #ifndef BM

@@ -13,6 +13,7 @@
 #include <cuda/pipeline>
 
 #define STAGE_FLOATS (BK * (BM + A_PAD) + BK * BN) /**< floats of one stage (A tile + B tile) */
+#define RING_BYTES ((size_t)STAGES * STAGE_FLOATS * sizeof(float)) /**< dynamic shared memory of the ring */
 
 /** @brief The A tile of stage @p s in the dynamic shared memory (As[k][m], as chapter 01). */
 __device__ __forceinline__ float (*stage_a(float *smem, int s))[BM + A_PAD]

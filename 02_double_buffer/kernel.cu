@@ -129,7 +129,7 @@ gemm_double_buffer(int M, int N, int K, const float *__restrict__ A,
 extern "C" cudaError_t launch_gemm_double_buffer(int M, int N, int K, const float *A,
                                                  const float *B, float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    const size_t smem = RING_BYTES;
     /* Above 48 KB a kernel must opt in to more dynamic shared memory, or the
      * launch fails; the limit is the device's, not this kernel's choice. */
     const cudaError_t err = smem_opt_in((const void *)gemm_double_buffer, smem);
@@ -138,4 +138,5 @@ extern "C" cudaError_t launch_gemm_double_buffer(int M, int N, int K, const floa
     gemm_double_buffer<<<grid, BLOCKED_THREADS, smem, stream>>>(M, N, K, A, B, C);
     return cudaGetLastError();
 }
+SMEM_REPORT(double_buffer, RING_BYTES)
 // [launch]

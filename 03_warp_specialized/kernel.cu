@@ -128,10 +128,11 @@ gemm_warp_specialized(int M, int N, int K, const float *__restrict__ A,
 extern "C" cudaError_t launch_gemm_warp_specialized(int M, int N, int K, const float *A,
                                                     const float *B, float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    const size_t smem = RING_BYTES;
     const cudaError_t err = smem_opt_in((const void *)gemm_warp_specialized, smem);
     if (err != cudaSuccess) return err;
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
     gemm_warp_specialized<<<grid, WS_THREADS, smem, stream>>>(M, N, K, A, B, C);
     return cudaGetLastError();
 }
+SMEM_REPORT(warp_specialized, RING_BYTES)

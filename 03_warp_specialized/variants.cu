@@ -30,6 +30,7 @@
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define STORER_BLOCK_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
 #define BAR_PIPE 1 /**< named barrier: make_pipeline() over producers and consumers only */
+#define STORER_SMEM (RING_BYTES + (size_t)BM * BN * sizeof(float)) /**< the ring and the staged C tile */
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 
 extern "C" const char gemm_warp_specialized_storer_knobs[] =
@@ -106,10 +107,11 @@ gemm_warp_specialized_storer(int M, int N, int K, const float *__restrict__ A,
 extern "C" cudaError_t launch_gemm_warp_specialized_storer(int M, int N, int K, const float *A,
                                                            const float *B, float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)(STAGES * STAGE_FLOATS + BM * BN) * sizeof(float);
+    const size_t smem = STORER_SMEM;
     const cudaError_t err = smem_opt_in((const void *)gemm_warp_specialized_storer, smem);
     if (err != cudaSuccess) return err;
     const dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
     gemm_warp_specialized_storer<<<grid, STORER_BLOCK_THREADS, smem, stream>>>(M, N, K, A, B, C);
     return cudaGetLastError();
 }
+SMEM_REPORT(warp_specialized_storer, STORER_SMEM)

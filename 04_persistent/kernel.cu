@@ -168,7 +168,7 @@ static int resident_blocks;
 extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *A, const float *B,
                                               float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    const size_t smem = RING_BYTES;
     cudaError_t err;
     if (tile_counter == NULL) {
         int dev, sms, per_sm;
@@ -197,3 +197,4 @@ extern "C" cudaError_t launch_gemm_persistent(int M, int N, int K, const float *
     // [launch]
     return cudaGetLastError();
 }
+SMEM_REPORT(persistent, RING_BYTES)

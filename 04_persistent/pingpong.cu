@@ -152,7 +152,7 @@ static int pingpong_blocks;
 extern "C" cudaError_t launch_gemm_persistent_pingpong(int M, int N, int K, const float *A, const float *B,
                                                        float *C, cudaStream_t stream)
 {
-    const size_t smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+    const size_t smem = RING_BYTES;
     cudaError_t err;
     if (pingpong_counter == NULL) {
         int dev, sms, per_sm;
@@ -172,3 +172,4 @@ extern "C" cudaError_t launch_gemm_persistent_pingpong(int M, int N, int K, cons
     gemm_persistent_pingpong<<<grid, PP_THREADS, smem, stream>>>(M, N, K, A, B, C, pingpong_counter);
     return cudaGetLastError();
 }
+SMEM_REPORT(persistent_pingpong, RING_BYTES)

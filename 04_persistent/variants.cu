@@ -336,12 +336,13 @@ typedef struct {
     int resident_blocks; /**< blocks that fit at once (the occupancy API) */
 } variant;
 
-static variant residual_v = {gemm_persistent_residual, PIPE_THREADS, (size_t)STAGES * STAGE_FLOATS * sizeof(float),
-                             NULL, 0};
-static variant storer_v = {gemm_persistent_storer, STORER_BLOCK_THREADS,
-                           (size_t)(STAGES * STAGE_FLOATS + BM * BN) * sizeof(float), NULL, 0};
-static variant storer_residual_v = {gemm_persistent_storer_residual, STORER_BLOCK_THREADS,
-                                    (size_t)(STAGES * STAGE_FLOATS + BM * BN) * sizeof(float), NULL, 0};
+#define STORER_SMEM (RING_BYTES + (size_t)BM * BN * sizeof(float)) /**< the ring and the staged C tile */
+static variant residual_v = {gemm_persistent_residual, PIPE_THREADS, RING_BYTES, NULL, 0};
+static variant storer_v = {gemm_persistent_storer, STORER_BLOCK_THREADS, STORER_SMEM, NULL, 0};
+static variant storer_residual_v = {gemm_persistent_storer_residual, STORER_BLOCK_THREADS, STORER_SMEM, NULL, 0};
+SMEM_REPORT(persistent_residual, RING_BYTES)
+SMEM_REPORT(persistent_storer, STORER_SMEM)
+SMEM_REPORT(persistent_storer_residual, STORER_SMEM)
 
 /* The residual R, M x N: zeros, so C = A*B + R = A*B and the chapter's
  * verification applies unchanged. */

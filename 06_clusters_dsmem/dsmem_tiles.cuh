@@ -71,7 +71,7 @@ __device__ __forceinline__ void bulk_copy_to_peer(const void *p, unsigned bytes,
 }
 
 /** @brief Dynamic shared memory of one block: the ring, as chapter 03. */
-static const size_t cluster_smem = (size_t)STAGES * STAGE_FLOATS * sizeof(float);
+static const size_t cluster_smem = RING_BYTES;
 
 /** @brief The launch configuration for an M x N problem in clusters of @p cluster blocks of @p threads. */
 static void cluster_gemm_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, int M, int N, int cluster,

@@ -208,6 +208,7 @@ extern "C" cudaError_t launch_gemm_cluster(int M, int N, int K, const float *A, 
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 // [launch]
+SMEM_REPORT(cluster, RING_BYTES)
 
 extern "C" cudaError_t gemm_cluster_occupancy(int cluster, int *clusters)
 {

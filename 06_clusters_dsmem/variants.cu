@@ -310,3 +310,6 @@ extern "C" cudaError_t launch_gemm_cluster_leader(int M, int N, int K, const flo
 {
     return launch_variant(gemm_cluster_leader, M, N, K, A, B, C, stream);
 }
+SMEM_REPORT(cluster_registers, RING_BYTES)
+SMEM_REPORT(cluster_fenced, RING_BYTES)
+SMEM_REPORT(cluster_leader, RING_BYTES)

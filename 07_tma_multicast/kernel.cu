@@ -325,6 +325,8 @@ static cudaError_t launch_tma(int M, int N, int K, const float *A, const float *
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 // [launch]
+SMEM_REPORT(tma, TMA_SMEM)
+SMEM_REPORT(tma_multicast, TMA_SMEM)
 
 extern "C" cudaError_t launch_gemm_tma(int M, int N, int K, const float *A, const float *B, float *C,
                                        cudaStream_t stream)

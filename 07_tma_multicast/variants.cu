@@ -35,7 +35,9 @@
 #define CONSUMER_THREADS BLOCKED_THREADS    /**< threads that compute: one 8x8 block each */
 #define TMA_THREADS (32 + CONSUMER_THREADS) /**< one producer warp (one thread issues), then the consumers */
 #define B_TILE_FLOATS (BK * BN)             /**< Bs[BK][BN] */
+#ifndef RING
 #define RING 4 /**< stages: chapter 06's ring (the STAGES knob is the lesson kernel's) */
+#endif
 /* Registers: the 9 warps are spread over the SM's four schedulers, each
  * with 16384 registers, so one of them holds 3 warps: 168 registers per
  * thread at most (ptxas derives this from __launch_bounds__). */
@@ -51,6 +53,9 @@
 #define SMEM_OF(swizzled) ((size_t)RING * STAGE_FLOATS_OF(swizzled) * sizeof(float) + 1024)
 static_assert(BM % (8 * CLUSTER_N) == 0, "the swizzled A tile splits into whole 8-row blocks");
 static_assert(RING * STAGE_FLOATS_OF(0) * 4 + 1024 <= 227 * 1024, "the ring fits in shared memory");
+SMEM_REPORT(tma128_swizzled, SMEM_OF(true))
+SMEM_REPORT(tma128_transposed, SMEM_OF(false))
+SMEM_REPORT(tma128_fenced, SMEM_OF(false))
 
 /** @brief The knobs every variant reports. */
 #define TMA128_KNOBS "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(RING) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N)

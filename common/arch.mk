@@ -1,8 +1,8 @@
 # common/arch.mk - which GPU architecture to build for, decided once and
 # included by the top-level Makefile and by every chapter (common.mk).
 #
-# ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75 on the command line wins. Otherwise the
-# GPU in this machine decides (nvidia-smi), with Hopper getting the sm_90a
+# ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75|... on the command line wins. Otherwise
+# the GPU in this machine decides (nvidia-smi), with Hopper getting the sm_90a
 # target its special instructions (setmaxnreg, wgmma) need; on a machine
 # without a GPU it is sm_90a, so every chapter still compiles there.
 ifeq ($(origin ARCH),undefined)
@@ -15,3 +15,24 @@ endif
 # sm_90a -> 90a (for -gencode) and 90 (for comparisons)
 ARCH_NUM := $(patsubst sm_%,%,$(ARCH))
 ARCH_CC := $(shell echo '$(ARCH_NUM)' | tr -cd '0-9')
+
+# The most dynamic shared memory one block may opt in to on ARCH, in bytes
+# (cudaDevAttrMaxSharedMemoryPerBlockOptin; the CUDA C++ Programming Guide's
+# table of technical specifications per compute capability). A chapter whose
+# defaults need more on a smaller part says, in its Makefile, which knobs
+# change there (KNOBS_99KB, KNOBS_163KB); `make smem` lists what each kernel
+# asks for. SMEM_PER_BLOCK=bytes on the command line builds another part's
+# settings for this ARCH (to try them on a larger GPU: ./run --smem-limit).
+SMEM_PER_BLOCK_75  := 65536
+SMEM_PER_BLOCK_80  := 166912
+SMEM_PER_BLOCK_86  := 101376
+SMEM_PER_BLOCK_87  := 166912
+SMEM_PER_BLOCK_89  := 101376
+SMEM_PER_BLOCK_90  := 232448
+SMEM_PER_BLOCK_100 := 232448
+SMEM_PER_BLOCK_120 := 101376
+# ARCHes the tests check every chapter's shared memory against
+SMEM_ARCHES := sm_75 sm_80 sm_86 sm_87 sm_89 sm_90a sm_100a sm_120a
+SMEM_PER_BLOCK ?= $(or $(SMEM_PER_BLOCK_$(ARCH_CC)),$(error common/arch.mk has no shared-memory figure for $(ARCH): add one))
+# 232448 -> 227KB, 166912 -> 163KB, 101376 -> 99KB, 65536 -> 64KB
+SMEM_CLASS := $(shell echo $$(( $(SMEM_PER_BLOCK) / 1024 )))KB

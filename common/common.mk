@@ -9,6 +9,13 @@
 #                 NAME ?= default   # what it means
 #               and reaches this chapter's kernel.cu and variants.cu (only)
 #               as -DNAME=value
+#   KNOBS_99KB, KNOBS_163KB   NAME=value ..., the defaults that change on
+#               parts whose blocks may have that much shared memory
+#               (common/arch.mk), so that every kernel fits there; they
+#               also reach this chapter's kernel.cu where a later chapter
+#               links it as its baseline
+#   TOO_BIG_99KB, TOO_BIG_163KB   kernels no setting fits on such a part
+#               (./run says so and goes on without them)
 #   EXTRA_CU    other .cu files it links, e.g. its parent chapter's kernel.cu
 #   EXTRA_C     other C files it links besides main.c (a demonstration, or a
 #               host-side technique from the chapter that teaches it)
@@ -44,10 +51,19 @@ GENCODE := -gencode arch=compute_$(ARCH_NUM),code=sm_$(ARCH_NUM)
 BUILD ?= build
 BIN ?= run
 
+# On a part with less shared memory per block than Hopper, the chapter's
+# KNOBS_<class> replace the defaults of the knobs not set on the command
+# line or in the environment.
+$(foreach kv,$(KNOBS_$(SMEM_CLASS)),$(if $(filter file,$(origin $(firstword $(subst =, ,$(kv))))),$(eval $(kv))))
 KNOB_DEFS := $(foreach k,$(KNOBS),-D$(k)=$(strip $($(k))))
+TOO_BIG := $(strip $(TOO_BIG_$(SMEM_CLASS)))
+# A parent chapter's kernel linked as a baseline (../NN_x/kernel.cu) is
+# built with that chapter's settings for this part: its KNOBS_<class> line.
+parent_knob_defs = $(foreach kv,$(shell sed -n 's/^KNOBS_$(SMEM_CLASS) *:= *\([^\#]*\).*/\1/p' $(dir $(1))Makefile),-D$(kv))
 # The harness (common/runner.c) checks the GPU against these at run time.
 CHAPTER_DEFS := -DTUTORIAL_CHAPTER='"$(CHAPTER)"' -DTUTORIAL_MIN_CC=$(MIN_CC) \
-                -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"'
+                -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"' \
+                -DTUTORIAL_SMEM_PER_BLOCK=$(SMEM_PER_BLOCK) -DTUTORIAL_TOO_BIG='"$(TOO_BIG)"'
 
 CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP $(CHAPTER_DEFS)
 # Trace points (common/trace.cuh) in this chapter's own .cu files, not in
@@ -90,11 +106,11 @@ src_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(basename $(1)))).o
 OBJS := $(foreach s,$(CU_SRCS) $(C_SRCS),$(call src_obj,$(s))) \
         $(patsubst $(COMMON_DIR)/%.c,$(BUILD)/common/%.o,$(COMMON_SRCS))
 
-.PHONY: all clean ptx info help diff FORCE
+.PHONY: all clean ptx info help diff smem FORCE
 all: $(BIN)
 
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
-FLAGS_LINE := $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) $(TRACE_DEFS) | $(CC) $(CFLAGS_ALL)
+FLAGS_LINE := $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) $(foreach s,$(filter ../%,$(CU_SRCS)),$(call cu_defs,$(s))) $(TRACE_DEFS) | $(CC) $(CFLAGS_ALL)
 $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)/common
 	@echo '$(subst ','\'',$(FLAGS_LINE))' | cmp -s - $@ || echo '$(subst ','\'',$(FLAGS_LINE))' > $@
@@ -103,10 +119,13 @@ $(BIN): $(OBJS)
 	@echo "  LINK    $@  ($(CHAPTER), $(ARCH)$(if $(strip $(KNOB_DEFS)), $(strip $(KNOB_DEFS)))$(if $(TRACE_DEFS), TRACE=1))"
 	$(Q)$(NVCC) $(LDFLAGS_ALL) -o $@ $(OBJS) $(LDLIBS_ALL)
 
+# The knobs a .cu file is built with: this chapter's for its kernel.cu and
+# variants.cu, a parent's for the parent's kernel, none for the others.
+cu_defs = $(if $(filter kernel.cu variants.cu,$(1)),$(KNOB_DEFS),$(if $(filter ../%,$(1)),$(call parent_knob_defs,$(1))))
 define cu_rule
 $(call src_obj,$(1)): $(1) $(BUILD)/flags
 	@echo "  NVCC    $$<"
-	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(if $(filter kernel.cu variants.cu,$(1)),$$(KNOB_DEFS)) $(if $(filter-out ../%,$(1)),$$(TRACE_DEFS)) -c $$< -o $$@
+	$$(Q)$$(NVCC) $$(NVCCFLAGS_ALL) $(call cu_defs,$(1)) $(if $(filter-out ../%,$(1)),$$(TRACE_DEFS)) -c $$< -o $$@
 endef
 $(foreach s,$(CU_SRCS),$(eval $(call cu_rule,$(s))))
 
@@ -146,13 +165,24 @@ endif
 # written on its `NAME ?= default  # meaning` line above.
 help:
 	@echo "$(CHAPTER): make [target] [KNOB=value ...]"
-	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help"
+	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help  smem"
 	@echo "          diff (kernel.cu against $(or $(strip $(PARENT)),its parent's: it has none)/kernel.cu)"
 	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
 	@echo "knobs (default, meaning):"
 	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?= *\([^ #]*\) *#* *\(.*\)/  $(k)=\1	\2/p' $(CHAPTER_MAKEFILE) | expand -t 22;)
+	@echo "shared memory: $(ARCH) lets a block have $(SMEM_PER_BLOCK) B (make smem: what each kernel asks for)"
+	@$(if $(strip $(KNOBS_$(SMEM_CLASS))),echo "          so these defaults change on $(ARCH): $(strip $(KNOBS_$(SMEM_CLASS)))")
+	@$(if $(TOO_BIG),echo "          and no setting fits $(TOO_BIG) there: ./run leaves it out on such a GPU")
 	@echo "also:     ARCH=sm_NN  DEBUG=1  V=1  WERROR=1  BUILD=dir  BIN=path"
+	@echo "          SMEM_PER_BLOCK=bytes (another part's settings, for ./run --smem-limit bytes)"
 	@echo "          TRACE=1 (trace points for ./run --trace FILE; the default build has none)"
+
+# `make smem`: each kernel's name and the dynamic shared memory per block
+# its launcher asks for with this ARCH's knobs, from the sizes its
+# SMEM_REPORT() line names (common/launch.cuh), computed on the host.
+smem:
+	@bash $(COMMON_DIR)/smem.sh '$(NVCC) -E -x cu -std=c++17 $(GENCODE) -DTUTORIAL_SMEM_REPORT' \
+	  $(foreach s,$(CU_SRCS),'$(s) $(call cu_defs,$(s))')
 
 info:
 	@echo "chapter  $(CHAPTER)"

@@ -103,3 +103,38 @@ void device_poison(void *p, size_t bytes)
 {
     CUDA_CHECK(cudaMemset(p, 0xFF, bytes));
 }
+
+/* --smem-limit (0: none), and the last block smem_fits() refused */
+static size_t smem_limit_set;
+static size_t refused_need, refused_limit;
+
+void smem_set_limit(size_t bytes)
+{
+    smem_limit_set = bytes;
+}
+
+size_t smem_limit(void)
+{
+    int dev, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return smem_limit_set != 0 && smem_limit_set < (size_t)optin ? smem_limit_set : (size_t)optin;
+}
+
+int smem_fits(size_t dynamic_bytes, size_t static_bytes)
+{
+    const size_t limit = smem_limit();
+    if (dynamic_bytes + static_bytes <= limit) return 1;
+    refused_need = dynamic_bytes + static_bytes;
+    refused_limit = limit;
+    return 0;
+}
+
+int smem_shortfall(size_t *need, size_t *limit)
+{
+    if (refused_need == 0) return 0;
+    *need = refused_need;
+    *limit = refused_limit;
+    refused_need = refused_limit = 0;
+    return 1;
+}

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** @brief What a chapter needs to know (and print) about the GPU it runs on. */
 typedef struct {
     int id;                 /**< CUDA device ordinal */
@@ -42,5 +46,32 @@ void device_print(FILE *f, const device_info *d);
 
 /** @brief Fill @p bytes of device memory with 0xFF bytes: every float becomes NaN. */
 void device_poison(void *p, size_t bytes);
+
+/**
+ * @brief Pretend the GPU lets a block have at most @p bytes of shared
+ *        memory (./run --smem-limit), so that a smaller part's settings
+ *        can be tried on a larger GPU; 0: the GPU's own limit.
+ */
+void smem_set_limit(size_t bytes);
+
+/** @brief The shared memory one block may have here: the GPU's opt-in limit, or --smem-limit's if lower. */
+size_t smem_limit(void);
+
+/**
+ * @brief Whether a block with @p dynamic_bytes of dynamic and
+ *        @p static_bytes of static shared memory fits smem_limit(); when
+ *        not, the shortfall is kept for smem_shortfall().
+ */
+int smem_fits(size_t dynamic_bytes, size_t static_bytes);
+
+/**
+ * @brief The last launch smem_fits() refused: its need and the limit, in
+ *        bytes; 0 if there was none since the last call (which clears it).
+ */
+int smem_shortfall(size_t *need, size_t *limit);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "verify.h"
 #include "watchdog.h"
 
+#if !defined(TUTORIAL_SMEM_PER_BLOCK) || !defined(TUTORIAL_TOO_BIG)
+#error "build gemm_driver.c through common/common.mk: it passes the chapter's SMEM_PER_BLOCK and TOO_BIG lists"
+#endif
+
 #define MAX_ROWS 16            /**< most rows one table can have */
 #define FP64_RANDOM_SAMPLES 64 /**< random entries checked in fp64, besides corners and edges */
 
@@ -98,27 +102,77 @@ static void poison_c(const run_state *s)
     device_poison(s->dC, s->bytes_c);
 }
 
+/* Whether @p name is a word of the space-separated @p words. */
+static int is_word_of(const char *name, const char *words)
+{
+    const size_t len = strlen(name);
+    while (*words) {
+        const size_t l = strcspn(words, " ");
+        if (l == len && strncmp(words, name, len) == 0) return 1;
+        words += l + (words[l] == ' ');
+    }
+    return 0;
+}
+
+/* The launcher of @p k refused it: its block needs more shared memory than
+ * this GPU allows (smem_opt_in). A kernel the chapter declares too big for
+ * a part of this size (TOO_BIG_<class> in its Makefile) is left out, with a
+ * line that says why: returns 1. Any other shortfall is a build for a
+ * larger part, or knobs set too high: exit 3, naming the settings that fit.
+ * Returns 0 when the refusal was no shortfall (a real CUDA error). */
+static int left_out(const gemm_kernel *k, const run_state *s)
+{
+    const device_info *d = &s->env->dev;
+    size_t need, limit;
+    if (!smem_shortfall(&need, &limit)) return 0;
+    if (limit >= (size_t)TUTORIAL_SMEM_PER_BLOCK && is_word_of(k->name, TUTORIAL_TOO_BIG)) {
+        fprintf(s->out, "'%s' not run: its block asks for %zu B of shared memory and this GPU allows %zu; "
+                        "no setting of this chapter fits it there (make smem lists each kernel's need)\n",
+                k->name, need, limit);
+        return 1;
+    }
+    fprintf(stderr, "'%s' asks for %zu B of shared memory per block; this GPU allows %zu.\n", k->name, need, limit);
+    if (limit < (size_t)TUTORIAL_SMEM_PER_BLOCK && s->o->smem_limit > 0)
+        fprintf(stderr, "This build has the settings of a GPU that allows %d B. Build the settings for %zu B: "
+                        "make clean && make SMEM_PER_BLOCK=%zu\n", TUTORIAL_SMEM_PER_BLOCK, limit, limit);
+    else if (limit < (size_t)TUTORIAL_SMEM_PER_BLOCK)
+        fprintf(stderr, "This build (%s) has the settings of a GPU that allows %d B. Build the settings for this "
+                        "one: make clean && make ARCH=sm_%d%d%s (make help lists them)\n",
+                TUTORIAL_ARCH, TUTORIAL_SMEM_PER_BLOCK, d->major, d->minor, d->major == 9 ? "a" : "");
+    else
+        fprintf(stderr, "Its knobs (%s) need more than that: the chapter's defaults fit "
+                        "(make help lists them, make smem each kernel's need).\n", k->knobs);
+    exit(EXIT_UNSUPPORTED);
+}
+
 /* One table row, under the watchdog: run once on a poisoned C and check
  * every element; time it; check what the timed runs left in C (poisoned
- * again first, so a stale result cannot pass). */
-static void run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
+ * again first, so a stale result cannot pass). Returns 0, and fills no
+ * row, for a kernel left out on this GPU (left_out()). The first run is
+ * made with --no-verify too, so that a refused launch is reported here. */
+static int run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
 {
     timed_gemm g = {k, s};
     char phase[96];
     int ok = 1;
+    cudaError_t err;
     snprintf(phase, sizeof phase, "%s: verify and time", k->name);
     NVTX_PUSH(phase);
     watchdog_arm(s->o->timeout_s, phase);
+    if (s->o->verify) poison_c(s);
+    err = run_gemm(&g, 0);
+    if (err == cudaErrorNotSupported && left_out(k, s)) {
+        watchdog_disarm();
+        NVTX_POP();
+        return 0;
+    }
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        fprintf(stderr, "'%s': first run failed: %s (%s)\n", k->name, cudaGetErrorString(err),
+                cudaGetErrorName(err));
+        exit(EXIT_CUDA_ERROR);
+    }
     if (s->o->verify) {
-        cudaError_t err;
-        poison_c(s);
-        err = run_gemm(&g, 0);
-        if (err == cudaSuccess) err = cudaDeviceSynchronize();
-        if (err != cudaSuccess) {
-            fprintf(stderr, "'%s': first run failed: %s (%s)\n", k->name, cudaGetErrorString(err),
-                    cudaGetErrorName(err));
-            exit(EXIT_CUDA_ERROR);
-        }
         ok = check_output(s, k->name, "first run");
         poison_c(s);
     }
@@ -143,6 +197,7 @@ static void run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
     row->pct_cublas = -1.0;
     row->speedup_prev = -1.0;
     row->verified = !s->o->verify ? "skipped" : ok ? "yes" : "NO";
+    return 1;
 }
 
 /* The reference and |A||B| (for the per-element tolerance), both from
@@ -262,7 +317,7 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
 
     for (i = 0; i < ch->count; ++i) {
         if (!options_selects(o, ch->kernels[i].name)) continue;
-        run_kernel(&ch->kernels[i], &s, &rows[nrows]);
+        if (!run_kernel(&ch->kernels[i], &s, &rows[nrows])) continue;
         all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
         ++nrows;
     }

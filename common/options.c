@@ -70,7 +70,7 @@ static int parse_seconds(const char *s, double *out)
 /* getopt_long() returns an option's `val`: ours start above every char. */
 enum {
     OPT_M = 256, OPT_N, OPT_K, OPT_REPS, OPT_WARMUP, OPT_SEED, OPT_ONLY, OPT_NO_VERIFY,
-    OPT_CSV, OPT_JSON, OPT_TRACE, OPT_TIMEOUT, OPT_HELP,
+    OPT_CSV, OPT_JSON, OPT_TRACE, OPT_TIMEOUT, OPT_SMEM_LIMIT, OPT_HELP,
     OPT_EXTRA /* OPT_EXTRA + i: the chapter's option i */
 };
 
@@ -91,6 +91,7 @@ static const struct {
     {{"json", no_argument, NULL, OPT_JSON}, "write JSON lines to stdout (the human report goes to stderr)"},
     {{"trace", required_argument, NULL, OPT_TRACE}, "trace one run of each kernel: Chrome trace JSON to FILE, CSV beside it (a TRACE=1 build)"},
     {{"timeout", required_argument, NULL, OPT_TIMEOUT}, "seconds one kernel's verify+time phase may take before the watchdog exits 5"},
+    {{"smem-limit", required_argument, NULL, OPT_SMEM_LIMIT}, "let a block have at most X bytes of shared memory, as a smaller GPU would"},
     {{"help", no_argument, NULL, OPT_HELP}, "print this help and exit"},
 };
 #define NSHARED ((int)(sizeof shared / sizeof shared[0])) /**< number of shared options */
@@ -158,7 +159,8 @@ static options_status apply(options *o, int val, const char *name, const char *a
     case OPT_N:
     case OPT_K:
         if (!parse_long(arg, 1, OPTIONS_MAX_DIM, &v)) {
-            set_err(err, errlen, "--%s needs a whole number from 1 to 262144, got '%s'", name, arg);
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "--%s needs a whole number from 1 to %ld, got '%s'", name, OPTIONS_MAX_DIM, arg);
             return OPTIONS_ERROR;
         }
         *(val == OPT_M ? &o->m : val == OPT_N ? &o->n : &o->k) = v;
@@ -201,6 +203,12 @@ static options_status apply(options *o, int val, const char *name, const char *a
     case OPT_TIMEOUT:
         if (!parse_seconds(arg, &o->timeout_s)) {
             set_err(err, errlen, "--%s needs seconds, more than 0 and at most 86400, got '%s'", name, arg);
+            return OPTIONS_ERROR;
+        }
+        break;
+    case OPT_SMEM_LIMIT:
+        if (!parse_long(arg, 1024, 1L << 20, &o->smem_limit)) {
+            set_err(err, errlen, "--%s needs bytes, a whole number from 1024 to 1048576, got '%s'", name, arg);
             return OPTIONS_ERROR;
         }
         break;
@@ -301,6 +309,7 @@ void options_print_help(FILE *f, const char *prog, const options *o)
         else if (val == OPT_SEED) snprintf(def, sizeof def, " [%llu]", o->seed);
         else if (val == OPT_TIMEOUT) snprintf(def, sizeof def, " [%g]", o->timeout_s);
         else if (val == OPT_ONLY) snprintf(def, sizeof def, " [all]");
+        else if (val == OPT_SMEM_LIMIT) snprintf(def, sizeof def, " [the GPU's]");
         snprintf(flag, sizeof flag, "--%s%s", shared[s].opt.name,
                  shared[s].opt.has_arg == required_argument ? (val == OPT_TRACE ? " FILE" : " X") : "");
         fprintf(f, "  %-18s %s%s\n", flag, shared[s].help, def);

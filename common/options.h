@@ -5,7 +5,7 @@
  *
  * Every chapter accepts the same options, so a student learns them once:
  * `--m --n --k --reps --warmup --seed --only --no-verify --csv --json
- * --trace --timeout --help`, plus the chapter's own (option_extra). Bad
+ * --trace --timeout --smem-limit --help`, plus the chapter's own (option_extra). Bad
  * input (zero, negative, non-numeric, overflowing values, unknown or
  * abbreviated flags, a missing value, a name --only does not know) is
  * rejected with a message, and the chapter exits with ::EXIT_USAGE before
@@ -50,6 +50,7 @@ typedef struct {
     const char *only;        /**< comma-separated names to run, or NULL for all */
     const char *trace;       /**< file for device-side timestamps, or NULL */
     double timeout_s;        /**< watchdog limit for each kernel's phase */
+    long smem_limit;         /**< shared memory per block to allow, bytes (0: the GPU's own limit) */
     int mnk;                 /**< 1: --m --n --k exist (0 for a chapter without matrices) */
     const char *names;       /**< what --only may name, space-separated (NULL: not checked) */
     option_extra *extra;     /**< the chapter's own options, or NULL */

@@ -70,6 +70,11 @@ void chapter_start(chapter_env *e, const char *chapter, const char *title)
     else snprintf(label, sizeof label, "%s", chapter);
     device_require(label, TUTORIAL_MIN_CC, TUTORIAL_MIN_CC_FOR, TUTORIAL_ARCH, &e->dev);
     device_print(e->out, &e->dev);
+    if (e->o.smem_limit > 0) {
+        fprintf(e->out, "smem     : at most %ld B of shared memory per block (--smem-limit; this GPU allows %zu)\n",
+                e->o.smem_limit, smem_limit());
+        smem_set_limit((size_t)e->o.smem_limit);
+    }
 
     gmtime_r(&now, &tm_utc);
     strftime(e->date, sizeof e->date, "%Y-%m-%dT%H:%M:%SZ", &tm_utc);

@@ -40,6 +40,13 @@
 # MIN_CC_FOR), so the README, the main page and the builds agree:
 #   <!-- hardware-table -->
 #   <!-- end hardware-table -->
+# What runs where: per chapter and compute capability, whether it runs
+# here (9.0, the H100), is built by make test for that ARCH (ARCH_BUILDS in
+# tests/lib.sh) or neither, and the settings that change there (KNOBS_<class>,
+# TOO_BIG_<class> in its Makefile, for the shared memory common/arch.mk
+# gives that ARCH):
+#   <!-- runs-where-table -->
+#   <!-- end runs-where-table -->
 # The cost of tracing (make traces) is asked for with
 #   <!-- trace-cost-table: docs/results/h100-trace.csv -->
 #   <!-- end trace-cost-table -->
@@ -90,12 +97,55 @@ trap 'rm -f "$hardware" "$hardware.base"' EXIT
     done
 } >"$hardware.base"
 
+# What runs where (see the header): one row per chapter, one column per
+# group of compute capabilities that share their shared memory per block.
+runs_where=$(mktemp)
+{
+    . tests/lib.sh
+    groups=("7.5:sm_75:T4, RTX 20" "8.0, 8.7:sm_80 sm_87:A100, Jetson Orin" "8.6, 8.9:sm_86 sm_89:RTX 30, RTX 40, A10, L4"
+            "9.0:sm_90a:H100, H200" "10.0:sm_100a:B200" "12.0:sm_120a:RTX 50")
+    printf '| ch. |'
+    for g in "${groups[@]}"; do printf ' %s (%s) |' "${g%%:*}" "${g##*:}"; done
+    printf '\n|---|'
+    for g in "${groups[@]}"; do printf -- '---|'; done
+    echo
+    for mk in [0-9][0-9]_*/Makefile; do
+        ch=${mk%/Makefile}
+        min=$(sed -n 's/^MIN_CC *:= *//p' "$mk")
+        base=" $(make -s --no-print-directory -C "$ch" ARCH=sm_90a print-KNOB_DEFS) "
+        printf '| [%s](../%s/README.md) |' "${ch%%_*}" "$ch"
+        for g in "${groups[@]}"; do
+            arches=${g#*:}
+            arches=${arches%:*}
+            a=${arches%% *}
+            if [ "$(echo "$a" | tr -cd 0-9)" -lt "$min" ]; then printf ' - |'; continue; fi
+            if [ "$a" = sm_90a ]; then
+                cell="**runs** (H100$(grep -q ",$ch," docs/results/h200.csv 2>/dev/null && echo ", H200" || true))"
+            else
+                cell="not built here"
+                for x in $arches; do
+                    case " ${ARCH_BUILDS[*]} " in *" $ch:$x "*) cell="built ($x), not run" ;; esac
+                done
+            fi
+            knobs=""
+            for d in $(make -s --no-print-directory -C "$ch" ARCH="$a" print-KNOB_DEFS); do
+                case $base in *" $d "*) ;; *) knobs="$knobs ${d#-D}" ;; esac
+            done
+            big=$(make -s --no-print-directory -C "$ch" ARCH="$a" print-TOO_BIG)
+            [ -z "$knobs" ] || cell="$cell; \`${knobs# }\`"
+            [ -z "$big" ] || cell="$cell; without $(echo "$big" | sed 's/\([a-z_0-9]*\)/`\1`/g; s/` `/`, `/g')"
+            printf ' %s |' "$cell"
+        done
+        echo
+    done
+} >"$runs_where"
+
 # What each chapter's lesson kernel adds to its parent's (PARENT in its
 # Makefile): a table row per chapter, and the diff itself as a page,
 # docs/diffs/diff-NN.md, for the table to link to (make diff-NN prints it too).
 lineage=$(mktemp)
 mkdir -p "$lineage.d"
-trap 'rm -rf "$hardware" "$hardware.base" "$lineage" "$lineage.d"' EXIT
+trap 'rm -rf "$hardware" "$hardware.base" "$lineage" "$lineage.d" "$runs_where" "$runs_where.page"' EXIT
 {
     echo "| ch. | chapter | builds on | its kernel.cu against the parent's |"
     echo "|---|---|---|---|"
@@ -158,13 +208,14 @@ exercise_table() { # chapter
 render() { # page -> stdout
     # the hardware table links chapters relative to the page
     if [ "$1" = README.md ]; then sed 's#](\.\./#](#' "$hardware.base" >"$hardware"; else cp "$hardware.base" "$hardware"; fi
+    if [ "$1" = README.md ]; then sed 's#](\.\./#](#' "$runs_where" >"$runs_where.page"; else cp "$runs_where" "$runs_where.page"; fi
     local nav="" exercises=""
     case $1 in [0-9][0-9]_*/README.md)
         nav=$(chapter_nav "$1")
         exercises=$(exercise_table "${1%/README.md}")
         ;;
     esac
-    awk -v hardware="$hardware" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
+    awk -v hardware="$hardware" -v runs_where="$runs_where.page" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
     function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, flacks, alts, nalt, hit, j, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf, cseen, cl, nc) {
         n = split(spec, a, " ")
         file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; flacks = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""
@@ -440,6 +491,13 @@ render() { # page -> stdout
         skipping = 1
         next
     }
+    /<!-- runs-where-table -->/ {
+        print
+        while ((getline line < runs_where) > 0) print line
+        close(runs_where)
+        skipping = 1
+        next
+    }
     /<!-- trace-cost-table: .* -->/ {
         print
         spec = $0
@@ -458,7 +516,7 @@ render() { # page -> stdout
         skipping = 1
         next
     }
-    /<!-- end (results|metrics|demo|hardware|lineage|trace-cost|exercise)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
+    /<!-- end (results|metrics|demo|hardware|runs-where|lineage|trace-cost|exercise)-table -->|<!-- end chapter-nav -->/ { skipping = 0; print; next }
     !skipping { print }
     ' "$1"
 }
@@ -466,7 +524,7 @@ render() { # page -> stdout
 status=0
 for page in README.md docs/*.md [0-9][0-9]_*/README.md; do
     [ -f "$page" ] || continue
-    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|lineage|exercise)-table|chapter-nav|value:|listing:)' "$page" || continue
+    grep -qE '<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|runs-where|lineage|exercise)-table|chapter-nav|value:|listing:)' "$page" || continue
     out=$(mktemp)
     render "$page" >"$out.tables"
     # then the figures quoted in the prose (docs/fill_values.py)

@@ -9,8 +9,15 @@
 # BENCH_DEMO_ARGS (its demonstrations at other settings). The builds go to tests/build/bench (in
 # parallel, first), so the user's own builds stay as they are.
 #
+# Then each GEMM chapter's settings for parts with less shared memory per
+# block (KNOBS_163KB, KNOBS_99KB in its Makefile: what an A100 or an RTX 40
+# builds), built for this GPU with SMEM_PER_BLOCK=bytes and run with
+# --smem-limit bytes, beside its default build run the same way: H100
+# measurements of those settings, not of those GPUs.
+#
 # Writes  docs/results/<gpu>.csv           default builds
 #         docs/results/<gpu>-variants.csv  knob variants
+#         docs/results/<gpu>-smem.csv      the small-memory settings (and the default), a smem_per_block column added
 # (RESULTS_DIR=dir writes there instead), then prints a summary table.
 # The commit recorded is $TUTORIAL_COMMIT, else `git rev-parse HEAD`.
 set -euo pipefail
@@ -38,13 +45,19 @@ mkdir -p "$dir" tests/build/logs
 main="$dir/$slug.csv"
 variants="$dir/$slug-variants.csv"
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.main" "$tmp.var"' EXIT
+trap 'rm -f "$tmp" "$tmp.main" "$tmp.var" "$tmp.smem" "$tmp.one"' EXIT
 : >"$tmp.main"
 : >"$tmp.var"
 
 echo "== building (tests/build/bench, $(nproc) at a time)"
 for ch in $CHAPTERS; do
     settings "$ch"
+    if [ "$GEMM" != 0 ]; then
+        for l in $(smem_settings "$ch"); do
+            while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
+            bench_build "$ch" "smem:SMEM_PER_BLOCK=$l" >/dev/null &
+        done
+    fi
     for v in "" "${BENCH_VARIANTS[@]}"; do
         while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
         bench_build "$ch" "$v" >/dev/null &
@@ -95,6 +108,27 @@ for ch in $CHAPTERS; do
     done
 done
 
+# The small-memory settings, each beside the default build, every kernel of
+# the chapter (a kernel such a part cannot hold is left out: the run says so).
+: >"$tmp.smem"
+for ch in $CHAPTERS; do
+    settings "$ch"
+    [ "$GEMM" != 0 ] || continue
+    limits=$(smem_settings "$ch")
+    [ -n "$limits" ] || continue
+    kernels=$(gemm_names "$ch"),cublas
+    echo "== $ch: the settings for $(echo $limits | sed 's/ / and /') B of shared memory per block"
+    : >"$tmp.one"
+    run_csv "tests/build/logs/bench-$ch-smem-default.log" "$tmp.one" "$(bench_build "$ch")" --only "$kernels"
+    awk -v l="$(make -s --no-print-directory -C "$ch" print-SMEM_PER_BLOCK)" '{ print $0 "," l }' "$tmp.one" >>"$tmp.smem"
+    for l in $limits; do
+        : >"$tmp.one"
+        run_csv "tests/build/logs/bench-$ch-smem-$l.log" "$tmp.one" "$(bench_build "$ch" "smem:SMEM_PER_BLOCK=$l")" \
+            --only "$kernels" --smem-limit "$l"
+        awk -v l="$l" '{ print $0 "," l }' "$tmp.one" >>"$tmp.smem"
+    done
+done
+
 header="gpu,driver,cuda,commit,date,chapter,kernel,m,n,k,knobs,ms_median,ms_min,ms_max,tflops,pct_cublas,verified"
 chapters=" $(echo $CHAPTERS) "
 # Rows of the chapters measured now replace their old rows; other chapters' stay.
@@ -109,7 +143,9 @@ merge() { # results-file new-rows
 }
 merge "$main" "$tmp.main"
 merge "$variants" "$tmp.var"
+header="$header,smem_per_block"
+merge "$dir/$slug-smem.csv" "$tmp.smem"
 echo
-echo "wrote $main and $variants ($gpu, commit $TUTORIAL_COMMIT)"
+echo "wrote $main, $variants and $dir/$slug-smem.csv ($gpu, commit $TUTORIAL_COMMIT)"
 echo
 awk -F, 'NR > 1 { printf "%-20s %-22s %9s %9s  %9s ms  %7s TFLOP/s  %7s%% of cuBLAS  %s\n", $6, $7, $8, $9, $12, $15, $16, $17 }' "$main"

@@ -81,3 +81,25 @@ bench_build() {
     }
     echo "$dir/run"
 }
+
+# smem_settings CHAPTER: the SMEM_PER_BLOCK values (163 KB and 99 KB parts,
+# common/arch.mk) whose settings differ from the chapter's default build: a
+# knob (KNOBS_<class>) or a kernel left out (TOO_BIG_<class>)
+smem_settings() {
+    local ch=$1 base limit
+    base=$(make -s --no-print-directory -C "$ch" print-KNOB_DEFS print-TOO_BIG)
+    for limit in 166912 101376; do
+        [ "$(make -s --no-print-directory -C "$ch" SMEM_PER_BLOCK=$limit print-KNOB_DEFS print-TOO_BIG)" = "$base" ] ||
+            echo "$limit"
+    done
+}
+
+# gemm_names CHAPTER: the kernels of the chapter's table, comma-separated
+gemm_names() { grep -o '{"[a-z0-9_]*", launch_' "$1/main.c" | cut -d'"' -f2 | paste -sd, -; }
+
+# The builds for other GPUs that make test makes (chapter:ARCH), never run
+# here: the what-runs-where table (docs/gen_tables.sh) calls them "built".
+# One per shared-memory size a chapter's settings change for, and Blackwell.
+ARCH_BUILDS=(01_naive:sm_75 05_cooperative_grid:sm_75 02_double_buffer:sm_80 03_warp_specialized:sm_86
+             04_persistent:sm_86 06_clusters_dsmem:sm_100a 06_clusters_dsmem:sm_120a 07_tma_multicast:sm_100a
+             07_tma_multicast:sm_120a)

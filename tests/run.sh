@@ -256,6 +256,42 @@ knob_defaults_agree() { # chapter
     return $ok
 }
 
+# make smem for one ARCH: each kernel's dynamic shared memory fits what
+# that ARCH lets a block have (common/arch.mk), but for the kernels its
+# chapter declares too big there (TOO_BIG_<class>), which must really not
+# fit; each name is one the chapter's --only knows.
+smem_fits() { # arch
+    local a=$1 cc limit class ch name bytes big known ok=0
+    cc=$(echo "$a" | tr -cd 0-9)
+    limit=$(make -s --no-print-directory -C 01_naive ARCH="$a" print-SMEM_PER_BLOCK)
+    class=$(make -s --no-print-directory -C 01_naive ARCH="$a" print-SMEM_CLASS)
+    echo "$a: at most $limit B per block ($class)"
+    for ch in $CHAPTERS; do
+        [ "$cc" -ge "$(make -s --no-print-directory -C "$ch" print-MIN_CC)" ] || continue
+        big=" $(make -s --no-print-directory -C "$ch" "print-TOO_BIG_$class") "
+        known=" $(grep -o '{"[a-z0-9_]*", launch_' "$ch/main.c" | cut -d'"' -f2 | tr '\n' ' ') "
+        while read -r name bytes; do
+            if [ "${known/ $name /}" = "$known" ]; then
+                echo "  $ch $name $bytes: NOT a kernel of $ch/main.c"; ok=1
+            elif [ "${big/ $name /}" != "$big" ]; then
+                if [ "$bytes" -gt "$limit" ]; then echo "  $ch $name $bytes: too big, declared"
+                else echo "  $ch $name $bytes: declared too big (TOO_BIG_$class) but FITS"; ok=1; fi
+            elif [ "$bytes" -le "$limit" ]; then echo "  $ch $name $bytes: fits"
+            else echo "  $ch $name $bytes: DOES NOT FIT"; ok=1; fi
+        done < <(make -s --no-print-directory -C "$ch" ARCH="$a" smem || echo "make-smem-failed 0")
+    done
+    return $ok
+}
+
+# Every launcher that opts in to shared memory names its kernels for make smem.
+smem_reported() {
+    local f ok=0
+    for f in $(grep -l 'smem_opt_in((' [0-9][0-9]_*/*.cu); do
+        if grep -q '^SMEM_REPORT(' "$f"; then echo "$f: reports"; else echo "$f: calls smem_opt_in() and has NO SMEM_REPORT line"; ok=1; fi
+    done
+    return $ok
+}
+
 # Building for an ARCH below MIN_CC stops before compiling, naming the need.
 below_min_refused() { # chapter
     local ch=$1 min below out rc
@@ -363,6 +399,34 @@ wrong_arch_exit_3() {
     [ $rc -eq 3 ] && echo "$out" | grep -q "this build is for $arch, which cannot run on this GPU"
 }
 
+# The default build (a Hopper's 227 KB settings) told that a block may have
+# only 99 KB (--smem-limit, as on an RTX 40) exits 3 before launching, with
+# the build that fits, not with the launch's opaque error.
+smem_limit_exit_3() {
+    local out rc
+    out=$(03_warp_specialized/run --only warp_specialized --smem-limit 101376 --m 256 --n 256 --k 64 --reps 1 \
+        --warmup 0 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 3 ] && echo "$out" | grep -q "make clean && make SMEM_PER_BLOCK=101376"
+}
+
+# A chapter built with a smaller part's settings (SMEM_PER_BLOCK) and run
+# under that part's limit: every kernel that fits verified, and each one
+# its Makefile declares too big left out with a line saying so.
+smem_setting_ok() { # chapter limit args...
+    local ch=$1 limit=$2 out rc k big
+    shift 2
+    out=$("$ch/build/smem-$limit/run" --only "$(gemm_names "$ch")" --smem-limit "$limit" "$@" 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 0 ] || return 1
+    big=$(make -s --no-print-directory -C "$ch" SMEM_PER_BLOCK="$limit" print-TOO_BIG)
+    for k in $big; do echo "$out" | grep -q "'$k' not run: its block asks for" || { echo "MISSING: $k left out"; return 1; }; done
+    for k in $(gemm_names "$ch" | tr , ' '); do
+        [ "${big/$k/}" != "$big" ] || echo "$out" | grep -qE "^ *$k .* yes" || { echo "MISSING: $k verified"; return 1; }
+    done
+}
 
 sanitize() { # tool program args...: clean run, and the tool really ran
     local tool=$1 out rc
@@ -513,19 +577,20 @@ host_tier() {
         fi
     done
     queue 0 "tests/gpu (planted faults): builds warning-free" build_warning_free tests/gpu
-    # Blackwell, built and never run here (docs/blackwell.md): the chapters
-    # that need Hopper's features build for sm_100a and sm_120a too
+    # Other GPUs, built and never run here (ARCH_BUILDS, tests/lib.sh): each
+    # shared-memory size whose settings a chapter changes, and Blackwell
+    # (docs/blackwell.md) for the chapters that need Hopper's features
     if [ ! -f HANDOUT ]; then
-        for ch in $(echo $CHAPTERS | tr ' ' '\n' | grep -E '^0[67]_'); do
-            for a in sm_100a sm_120a; do
-                if [ "$ch/$a" = 07_tma_multicast/sm_120a ]; then
-                    queue 0 "$ch: builds for $a (not run here), ptxas advising that multicast will be slow there" \
-                        builds_with_multicast_advisory "$ch" "$a"
-                else
-                    queue 0 "$ch: builds warning-free for $a (not run here)" build_warning_free "$ch" ARCH=$a \
-                        BUILD=build/$a BIN=build/$a/run
-                fi
-            done
+        for b in "${ARCH_BUILDS[@]}"; do
+            ch=${b%%:*} a=${b#*:}
+            echo $CHAPTERS | tr ' ' '\n' | grep -qx "$ch" || continue
+            if [ "$b" = 07_tma_multicast:sm_120a ]; then
+                queue 0 "$ch: builds for $a (not run here), ptxas advising that multicast will be slow there" \
+                    builds_with_multicast_advisory "$ch" "$a"
+            else
+                queue 0 "$ch: builds warning-free for $a (not run here)" build_warning_free "$ch" ARCH=$a \
+                    BUILD=build/$a BIN=build/$a/run
+            fi
         done
     fi
     run_queue "$JOBS"
@@ -559,6 +624,10 @@ host_tier() {
     done
     # shellcheck disable=SC2086
     queue 0 "make chapter-NN points ./run at each chapter" chapter_targets $CHAPTERS
+    for a in $(make -s --no-print-directory -C 01_naive print-SMEM_ARCHES); do
+        queue 0 "make smem ARCH=$a: every kernel fits, or its chapter says it cannot" smem_fits "$a"
+    done
+    queue 0 "every launcher that opts in to shared memory reports its kernels to make smem" smem_reported
     # shellcheck disable=SC2086
     queue 0 "make help lists every chapter" make_help_lists_chapters $CHAPTERS
     queue 0 "results tables and the figures quoted in the pages match docs/results/*.csv" bash docs/gen_tables.sh --check
@@ -645,6 +714,7 @@ quick_gpu_tier() {
     [ -n "$(sanitizer)" ] || skip "compute-sanitizer tests" "compute-sanitizer not found"
     queue_faults
     queue 0 "a build for another GPU -> exit 3 with how to rebuild" wrong_arch_exit_3
+    [ -f HANDOUT ] || queue 0 "a block larger than --smem-limit -> exit 3 with the build that fits" smem_limit_exit_3
     run_queue "$GPU_JOBS"
 }
 
@@ -662,6 +732,10 @@ full_gpu_tier() {
         done
     done
     for ch in $CHAPTERS; do
+        for l in $(smem_settings "$ch"); do
+            queue 0 "$ch [SMEM_PER_BLOCK=$l]: builds" make --no-print-directory -C "$ch" SMEM_PER_BLOCK="$l" \
+                BUILD="build/smem-$l" BIN="build/smem-$l/run"
+        done
         queue 0 "$ch [TRACE=1]: builds" make --no-print-directory -C "$ch" TRACE=1 WERROR=1 BUILD=build/trace \
             BIN=build/trace/run
     done
@@ -690,6 +764,13 @@ full_gpu_tier() {
             code=${c%%:*} args=${c#*:}
             # shellcheck disable=SC2046
             queue "$code" "$ch: $args -> exit $code" "$ch/run" --warmup 0 --reps 1 $(case_words "$args")
+        done
+        for l in $(smem_settings "$ch"); do
+            for shape in 127x255x63 4097x4095x4099; do
+                IFS=x read -r m n k <<<"$shape"
+                queue 0 "$ch [SMEM_PER_BLOCK=$l] under --smem-limit $l: $shape verified, the kernels too big left out" \
+                    smem_setting_ok "$ch" "$l" --m "$m" --n "$n" --k "$k" --reps 1 --warmup 0 --seed 9
+            done
         done
         for v in "${BENCH_VARIANTS[@]}"; do
             for shape in 127x255x63 1000x1000x1000 4097x4095x4099; do
