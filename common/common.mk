@@ -45,6 +45,9 @@ ifneq ($(filter-out clean help diff print-% info,$(or $(MAKECMDGOALS),all)),)
   ifeq ($(shell [ '$(ARCH_CC)' -ge '$(MIN_CC)' ] 2>/dev/null && echo ok),)
     $(error $(CHAPTER_LABEL) needs compute capability $(call cc_dotted,$(MIN_CC)) for $(MIN_CC_FOR); ARCH=$(ARCH) is $(call cc_dotted,$(ARCH_CC)))
   endif
+  ifeq ($(SMEM_PER_BLOCK),)
+    $(error common/arch.mk has no shared memory per block for $(ARCH): add SMEM_PER_BLOCK_$(ARCH_CC), from the Programming Guide's table)
+  endif
 endif
 
 GENCODE := -gencode arch=compute_$(ARCH_NUM),code=sm_$(ARCH_NUM)
