@@ -74,18 +74,27 @@ gemm_warp_specialized_storer(int M, int N, int K, const float *__restrict__ A,
     /* The pipeline's group is the producers and consumers only: the storers
      * never call make_pipeline(), so its set-up barrier is a named one over
      * the first PIPE_THREADS threads, not __syncthreads(). */
+    // ---- exercise 03.1: Tell the pipeline which threads produce and which consume ----
+    // hint: as in kernel.cu: each thread's role in the partitioned pipeline.
     auto pipe = cuda::make_pipeline(leading_threads{PIPE_THREADS, BAR_PIPE}, &state,
                                     producer ? cuda::pipeline_role::producer
                                              : cuda::pipeline_role::consumer);
+    // stub: auto pipe = cuda::make_pipeline(leading_threads{PIPE_THREADS, BAR_PIPE}, &state);
+    // ---- end of exercise 03.1 ----
 
     if (producer) {
         const bool b_vec = rows_aligned16(B, N);
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
+            // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
+            // hint: as in kernel.cu: wait for a free stage before the copies, commit it after them.
             pipe.producer_acquire();
+            // ---- end of exercise 03.2 ----
             issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, m0, n0, t * BK, b_vec,
                        threadIdx.x, PRODUCER_THREADS, pipe);
+            // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
             pipe.producer_commit();
+            // ---- end of exercise 03.2 ----
         }
     } else {
         const int ctid = threadIdx.x - PRODUCER_THREADS;
@@ -93,9 +102,14 @@ gemm_warp_specialized_storer(int M, int N, int K, const float *__restrict__ A,
         float acc[TM][TN] = {};
         for (int t = 0; t < tiles; ++t) {
             const int s = t % STAGES;
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
+            // hint: as in kernel.cu: wait for each stage before reading it, release it after.
             pipe.consumer_wait();
+            // ---- end of exercise 03.3 ----
             compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
             pipe.consumer_release();
+            // ---- end of exercise 03.3 ----
         }
         // [consumer_hand_off]
         stage_c(Cs, acc, tx, ty); /* the storers write it out; the consumers are done */

@@ -75,9 +75,13 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
     /* A partitioned pipeline: the stage barriers expect PRODUCER_THREADS
      * commits and CONSUMER_THREADS releases. Every thread of the block must
      * make it (it initializes the barriers and synchronizes them). */
+    // ---- exercise 03.1: Tell the pipeline which threads produce and which consume ----
+    // hint: as in chapter 03's kernel.cu: each thread's role in the partitioned pipeline.
     auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
                                     producer ? cuda::pipeline_role::producer
                                              : cuda::pipeline_role::consumer);
+    // stub: auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state);
+    // ---- end of exercise 03.1 ----
 
     if (producer) {
         // [producer]
@@ -103,13 +107,18 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
             for (int kt = 0; kt < k_tiles; ++kt) {
                 TRACE_BEGIN(t_wait);
+                // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
+                // hint: as in chapter 03: wait for a free stage here, and commit it after issue_tile().
                 pipe.producer_acquire(); /* wait until the consumers released stage s */
+                // ---- end of exercise 03.2 ----
                 TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
                 TRACE_BEGIN(t_issue);
                 if (threadIdx.x == 0) stage_tile[s] = t;
                 issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, tm * BM, tn * BN,
                            kt * BK, b_vec, threadIdx.x, PRODUCER_THREADS, pipe);
+                // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
                 pipe.producer_commit(); /* stage s is full once these copies land */
+                // ---- end of exercise 03.2 ----
                 TRACE_END(t_issue, TRACE_ISSUE, t);
                 s = (s + 1) % STAGES;
             }
@@ -130,24 +139,33 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
         int s = 0;
         for (;;) {
             TRACE_BEGIN(t_first);
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
+            // hint: as in chapter 03: wait for each stage before reading it, release it after.
             pipe.consumer_wait(); /* the first stage of the next tile has landed */
+            // ---- end of exercise 03.3 ----
             const int t = stage_tile[s]; /* published by the stage's commit */
             TRACE_END(t_first, TRACE_WAIT_FULL, t);
             if (t < 0) {
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_release();
+                // ---- end of exercise 03.3 ----
                 break;
             }
             float acc[TM][TN] = {};
             for (int kt = 0; kt < k_tiles; ++kt) {
                 if (kt > 0) {
                     TRACE_BEGIN(t_wait);
+                    // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                     pipe.consumer_wait(); /* stage kt of tile t has landed */
+                    // ---- end of exercise 03.3 ----
                     TRACE_END(t_wait, TRACE_WAIT_FULL, t);
                 }
                 TRACE_BEGIN(t_math);
                 compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
                 TRACE_END(t_math, TRACE_COMPUTE, t);
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_release(); /* the producers may refill stage s */
+                // ---- end of exercise 03.3 ----
                 s = (s + 1) % STAGES;
             }
             int tm, tn;

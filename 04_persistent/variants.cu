@@ -228,42 +228,63 @@ __device__ __forceinline__ void persistent_variant(int M, int N, int K, const fl
     const bool producer = threadIdx.x < PRODUCER_THREADS;
     /* The pipeline's group is the producers and consumers only (the storers
      * never call make_pipeline()), so its set-up barrier is a named one. */
+    // ---- exercise 03.1: Tell the pipeline which threads produce and which consume ----
+    // hint: as in kernel.cu: each thread's role in the partitioned pipeline.
     auto pipe = cuda::make_pipeline(leading_threads{PIPE_THREADS, BAR_PIPE}, &state,
                                     producer ? cuda::pipeline_role::producer
                                              : cuda::pipeline_role::consumer);
+    // stub: auto pipe = cuda::make_pipeline(leading_threads{PIPE_THREADS, BAR_PIPE}, &state);
+    // ---- end of exercise 03.1 ----
 
     if (producer) { /* as kernel.cu */
         const bool b_vec = rows_aligned16(B, N);
         int s = 0;
         for (int j = 0;; ++j) {
+            // ---- exercise 04.1: Take the next output tile from the queue ----
+            // hint: as in kernel.cu: one ticket per tile, handed to the other producers.
             if (threadIdx.x == 0) fetched[j & 1] = atomicAdd(next_tile, 1);
             named_barrier_sync(BAR_FETCH, PRODUCER_THREADS);
             const int t = fetched[j & 1];
+            // stub: const int t = tiles; /* no tile: the producers stop at once */
+            // ---- end of exercise 04.1 ----
             if (t >= tiles) break;
             int tm, tn;
             tile_coords(t, tiles_m, tiles_n, &tm, &tn);
             for (int kt = 0; kt < k_tiles; ++kt) {
+                // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
+                // hint: as in kernel.cu: wait for a free stage before the copies, commit it after them.
                 pipe.producer_acquire();
+                // ---- end of exercise 03.2 ----
                 if (threadIdx.x == 0) stage_tile[s] = t;
                 issue_tile(stage_a(smem, s), stage_b(smem, s), A, B, M, N, K, tm * BM, tn * BN,
                            kt * BK, b_vec, threadIdx.x, PRODUCER_THREADS, pipe);
+                // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
                 pipe.producer_commit();
+                // ---- end of exercise 03.2 ----
                 s = (s + 1) % STAGES;
             }
         }
+        // ---- exercise 04.2: Tell the consumers that the queue is empty ----
+        // hint: as in kernel.cu: one last stage that says stop.
         pipe.producer_acquire();
         if (threadIdx.x == 0) stage_tile[s] = -1;
         pipe.producer_commit();
+        // ---- end of exercise 04.2 ----
     } else {
         // [consumer]
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         int s = 0;
         for (;;) {
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
+            // hint: as in kernel.cu: wait for each stage before reading it, release it after.
             pipe.consumer_wait();
+            // ---- end of exercise 03.3 ----
             const int t = stage_tile[s]; /* published by the stage's commit */
             if (t < 0) {
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_release();
+                // ---- end of exercise 03.3 ----
                 break;
             }
             if (storers) {
@@ -274,9 +295,13 @@ __device__ __forceinline__ void persistent_variant(int M, int N, int K, const fl
             }
             float acc[TM][TN] = {};
             for (int kt = 0; kt < k_tiles; ++kt) {
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 if (kt > 0) pipe.consumer_wait();
+                // ---- end of exercise 03.3 ----
                 compute_tile(acc, stage_a(smem, s), stage_b(smem, s), tx, ty);
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_release();
+                // ---- end of exercise 03.3 ----
                 s = (s + 1) % STAGES;
             }
             if (storers) {

@@ -163,9 +163,13 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
 
     if (warp == 0) {
         if (lane == 0) {
+            // ---- exercise 07.1: The multicast masks: which blocks receive each slice ----
+            // hint: as in kernel.cu: the blocks of this block's row get A's slice, of its column B's.
             uint16_t row_mask = 0, col_mask = 0;
             for (int j = 0; j < CN; ++j) row_mask |= (uint16_t)(1u << (cy * CN + j));
             for (int j = 0; j < CM; ++j) col_mask |= (uint16_t)(1u << (j * CN + cx));
+            // stub: uint16_t row_mask = 0, col_mask = 0;
+            // ---- end of exercise 07.1 ----
             /* This block's slice of the A tile: rows of A^T (k), or rows of A (m). */
             const int a_row = Swizzled ? cx * (BM / CN) : cx * (BK / CN);
             const int a_off = Swizzled ? a_row * BK : a_row * (BM + A_PAD);
@@ -174,6 +178,8 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                 const int s = t % RING;
                 float *As = smem + s * stage_floats, *Bs = As + a_floats;
                 mbar_wait_cta(&empty[s], ((t / RING) & 1) ^ 1);
+                // ---- exercise 07.2: Issue one stage's TMA copies ----
+                // hint: as in kernel.cu, with A's slice at (ax, ay): rows of A when swizzled, of A^T when not.
                 mbar_arrive_expect_tx(&full[s], stage_floats * sizeof(float));
                 /* element (column, row) of A (swizzled) or of A^T */
                 const int ax = Swizzled ? t * BK : m0, ay = Swizzled ? m0 + a_row : t * BK + a_row;
@@ -185,6 +191,7 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                     tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
                 else
                     tma_load_2d(Bs, &map_b, n0, t * BK, &full[s]);
+                // ---- end of exercise 07.2 ----
             }
         }
     } else {
@@ -221,12 +228,18 @@ static cudaError_t launch_variant(int M, int N, int K, const float *A, const flo
     if ((err = tma_stage(M, N, K, A, B, !Swizzled, &A, &B, &lda, &ldb, stream)) != cudaSuccess) return err;
     CUtensorMap map_a, map_b;
     char why[160];
+    // ---- exercise 07.3: Describe A^T and B to TMA ----
+    // hint: as in kernel.cu; swizzled, the map describes A itself (M x K) in boxes of
+    // hint: BM / CN rows of BK, with the 128-byte swizzle, and A^T has padded rows otherwise.
     const int bad_a = Swizzled ? tma_map_2d(&map_a, A, M, K, lda, BM / CN, BK, 128, why, sizeof why)
                                : tma_map_2d(&map_a, A, K, M, lda, BK / CN, BM + A_PAD, 0, why, sizeof why);
     if (bad_a || tma_map_2d(&map_b, B, K, N, ldb, BK / CM, BN, 0, why, sizeof why)) {
         fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);
         return cudaErrorInvalidValue;
     }
+    // stub: map_a = CUtensorMap{}; /* all zeros: describes nothing */
+    // stub: map_b = CUtensorMap{};
+    // ---- end of exercise 07.3 ----
     auto kernel = gemm_tma_variant<CM, CN, Swizzled, Fenced>;
     if ((err = smem_opt_in((const void *)kernel, SMEM_OF(Swizzled))) != cudaSuccess) return err;
     const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM;

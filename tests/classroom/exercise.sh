@@ -5,8 +5,9 @@
 #   make exercise-03 FRESH=1    starts again (the old copy is kept beside it)
 #
 # exercises/NN/ mirrors the repository: NN_<name>/ is a copy of the chapter
-# in which every exercise region (tests/classroom/regions.awk) is replaced by
-# a TODO and the starter's stub, and the other entries are links to the real
+# in which every region of the chapter's own exercises (tests/classroom/
+# regions.awk; an earlier chapter's exercise reused here stays written) is
+# replaced by a TODO and the starter's stub, and the other entries are links to the real
 # common/, tests/ and chapters, so the copy builds with the same Makefile, the
 # same main.c and the same verification, and links the parent chapter's real
 # kernel as its baseline. A copy that exists already is the student's work:
@@ -45,7 +46,7 @@ if [ ! -d "$dir" ]; then
     mkdir "$dir"
     tar -C "$ch" --exclude=./build --exclude=./run -cf - . | tar -C "$dir" -xf -
     for f in $(region_files "$dir"); do
-        awk -v mode=strip -f tests/classroom/regions.awk "$ch/$f" >"$dir/$f"
+        awk -v mode=strip -v only="$n" -f tests/classroom/regions.awk "$ch/$f" >"$dir/$f"
     done
     echo "wrote the starter of $ch: $dir/"
 else

@@ -9,7 +9,12 @@
 # ignored files, without build outputs), with:
 # - each exercise region of the chapters not in KEEP replaced by the
 #   starter's TODO and stub (tests/classroom/regions.awk), in place, so a
-#   student edits NN_<name>/ itself and runs make check-NN;
+#   student edits NN_<name>/ itself and runs make check-NN; that includes
+#   the regions of those exercises in other files (a variant's or a later
+#   chapter's copy of the same code), so no answer is left in the copy
+#   (tests/classroom/leaks.sh, which make test runs on it);
+# - the test programs that use a lesson's technique (tests/gpu/
+#   pipeline_synccheck.cu) left out;
 # - the instructor's key left out: docs/instructor.md and the lines that
 #   link to it, the questions' solutions (tests/classroom/solutions/,
 #   answers.sh) and their measured results (docs/results/*-answers*.csv);
@@ -18,8 +23,9 @@
 #   answers (their PTX techniques and GPU runs are make check-NN's job);
 # - the diff pages regenerated from the stripped kernels.
 # Later chapters use earlier chapters' code: chapter 01's compute step
-# (exercise 01.3) is in every GEMM chapter up to 06, so their kernels verify
-# only once it is written, or with KEEP=01 (docs/instructor.md has the table).
+# (exercise 01.3) is in every GEMM chapter up to 06, and chapter 03's
+# hand-offs are in 04's kernels, so their kernels verify only once those are
+# written, or with KEEP=01 (or 03) (docs/instructor.md has the table).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -50,27 +56,31 @@ else
         --exclude=./handout.tar.gz -cf - . | tar -C "$out" -xf -
 fi
 
-stripped="" kept=""
+stripped="" kept="" only=""
 for chdir in "$out"/[0-9][0-9]_*/; do
     ch=$(basename "$chdir")
-    if [[ "$keep" == *" ${ch%%_*} "* ]]; then
-        kept+=" $ch"
-        continue
-    fi
+    if [[ "$keep" == *" ${ch%%_*} "* ]]; then kept+=" $ch"; else stripped+=" $ch" only+=" ${ch%%_*}"; fi
+done
+# Every region of a stripped chapter's exercise, wherever it is: a later
+# chapter's or a variant's copy of an earlier exercise's code is a region of
+# that exercise too (regions.awk, -v only).
+for chdir in "$out"/[0-9][0-9]_*/; do
+    ch=$(basename "$chdir")
     for f in $(region_files "$chdir"); do
-        awk -v mode=strip -f tests/classroom/regions.awk "$chdir/$f" >"$chdir/$f.stripped"
+        awk -v mode=strip -v only="$only" -f tests/classroom/regions.awk "$chdir/$f" >"$chdir/$f.stripped"
         mv "$chdir/$f.stripped" "$chdir/$f"
-        if awk -v mode=list -f tests/classroom/regions.awk "$chdir/$f" | grep -q "$(printf '\t')written$(printf '\t')"; then
+        if awk -v mode=list -f tests/classroom/regions.awk "$chdir/$f" |
+            awk -F'\t' -v only=" $only " '$5 == "written" && index(only, " " substr($3, 1, 2) " ")' | grep -q .; then
             echo "handout: $ch/$f still has a written region" >&2
             exit 1
         fi
     done
-    stripped+=" $ch"
 done
 
 # the instructor's key: the answers page, the solutions of the questions
 # that change code, and their measured results
 rm -rf "$out/docs/instructor.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
+    "$out/tests/classroom/wrong" "$out/tests/gpu/pipeline_synccheck.cu" \
     "$out"/docs/results/*-answers.csv "$out"/docs/results/*-answers-ncu.csv
 for f in $(grep -rl 'instructor\.md\|@ref instructor\|\\ref instructor' "$out" --include='*.md' --include=Doxyfile || true); do
     sed -i '/instructor\.md\|@ref instructor\|\\ref instructor/d' "$f"

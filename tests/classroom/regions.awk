@@ -14,9 +14,16 @@
 #
 #   awk -v mode=strip -f regions.awk FILE    the student's starter: each body
 #        becomes a TODO line and the stub lines (uncommented, tagged as the
-#        starter's); markers and hints stay, so the student writes between them
+#        starter's); markers and hints stay, so the student writes between them.
+#        -v only="03 04": strip only the regions of those chapters' exercises
+#        and leave the others as they are (a later chapter's or a variant's
+#        copy of an earlier exercise's code is a region of that exercise)
 #   awk -v mode=clean -f regions.awk FILE    the file without the marker, hint
 #        and stub lines (what `make diff-NN` compares)
+#   awk -v mode=answers -f regions.awk FILES   one line per line of a
+#        region's body, the answer, without its comments and blanks:
+#        id <TAB> code
+#        (make handout's leak test looks for these lines elsewhere)
 #   awk -v mode=list -f regions.awk FILES    one line per region:
 #        file <TAB> line <TAB> id <TAB> title <TAB> state <TAB> hint
 #        state: "todo" (the starter's body, untouched) or "written"
@@ -30,6 +37,9 @@ function fail(msg) {
 }
 
 BEGIN { STUB_TAG = "  // starter stub: replace it" }
+
+# whether the region of exercise id is stripped (mode=strip, -v only=...)
+function stripped(id) { return only == "" || index(" " only " ", " " substr(id, 1, 2) " ") > 0 }
 
 function todo_line(id) { return "// TODO: exercise " id " - write it here, between these markers." }
 
@@ -65,6 +75,7 @@ is_begin {
     hint = ""
     body = 0    # lines of the body that are neither hint, stub nor the TODO line
     in_hints = 1
+    kept = mode == "strip" && !stripped(open)
     if (mode == "strip") print line
     next
 }
@@ -75,7 +86,8 @@ is_end {
     sub(/ ----[ \t]*$/, "", s)
     if (open == "") fail("end of exercise " s " without its beginning")
     if (s != open) fail("end of exercise " s " inside exercise " open)
-    if (mode == "strip") {
+    if (mode == "strip" && kept) print line
+    else if (mode == "strip") {
         print indent todo_line(open)
         for (i = 1; i <= nstub; ++i) print stub[i] STUB_TAG
         print line
@@ -89,6 +101,7 @@ is_end {
 
 open != "" {
     if (line ~ /^[ \t]*\/\/ \[[^]]+\][ \t]*$/) fail("a listing marker (// [name]) inside exercise " open " (the starter would lose it)")
+    if (kept) { print line; next }
     if (is_hint && in_hints) {
         h = line
         sub(/^[ \t]*\/\/ hint: /, "", h)
@@ -106,6 +119,13 @@ open != "" {
     if (is_todo || index(line, STUB_TAG) > 0) next
     body++
     if (mode == "clean") print line
+    if (mode == "answers") {
+        s = line
+        gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, "", s)
+        sub(/\/\/.*/, "", s)
+        gsub(/[ \t]/, "", s)
+        if (s != "") printf "%s\t%s\n", open, s
+    }
     next
 }
 
