@@ -14,9 +14,10 @@ CHAPTER_TARGETS := $(foreach d,$(CHAPTER_DIRS),chapter-$(call chapter_num,$(d)))
 DIFF_TARGETS := $(foreach d,$(CHAPTER_DIRS),diff-$(call chapter_num,$(d)))
 EXERCISE_TARGETS := $(foreach d,$(CHAPTER_DIRS),exercise-$(call chapter_num,$(d)))
 CHECK_TARGETS := $(foreach d,$(CHAPTER_DIRS),check-$(call chapter_num,$(d)))
+GRADE_TARGETS := $(foreach d,$(CHAPTER_DIRS),grade-$(call chapter_num,$(d)))
 
 .PHONY: help all smem test test-gpu bench traces docs tables figures clean handout \
-        $(CHAPTER_TARGETS) $(DIFF_TARGETS) $(EXERCISE_TARGETS) $(CHECK_TARGETS)
+        $(CHAPTER_TARGETS) $(DIFF_TARGETS) $(EXERCISE_TARGETS) $(CHECK_TARGETS) $(GRADE_TARGETS)
 
 help:
 	@echo "Intra-kernel pipelining on NVIDIA GPUs - targets:"
@@ -25,6 +26,7 @@ help:
 	@echo "  make diff-NN         what chapter NN's kernel.cu adds to its parent chapter's, as a diff"
 	@echo "  make exercise-NN     the student's starter of chapter NN in exercises/NN/ (FRESH=1: start again)"
 	@echo "  make check-NN        check the student's chapter NN (DIR=path: another copy of it)"
+	@echo "  make grade-NN        grade a class: SUBMISSIONS=DIR, one folder per student -> DIR/grades-NN.csv"
 	@echo "  make handout         the student copy of the repository: handout.tar.gz (KEEP=\"01 02\": keep those answers)"
 	@echo "  make all             build every chapter this ARCH can run"
 	@echo "  make smem            each kernel's shared memory per block on ARCH, and what ARCH allows"
@@ -75,7 +77,12 @@ define classroom_rule
 exercise-$(call chapter_num,$(1)):
 	@bash tests/classroom/exercise.sh $(call chapter_num,$(1))
 check-$(call chapter_num,$(1)):
-	@bash tests/classroom/check.sh $(call chapter_num,$(1))
+	@bash tests/classroom/check.sh $(call chapter_num,$(1)); rc=$$$$?; case $$$$rc in \
+	  0) ;; 1) echo "make check-$(call chapter_num,$(1)): FAILED (exit 1)";; \
+	  3) echo "make check-$(call chapter_num,$(1)): stopped after the PTX part, which passed: no GPU for the rest (exit 3)";; \
+	  *) echo "make check-$(call chapter_num,$(1)): could not check (exit $$$$rc)";; esac; exit $$$$rc
+grade-$(call chapter_num,$(1)):
+	@bash tests/classroom/grade.sh $(call chapter_num,$(1))
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call classroom_rule,$(d))))
 

@@ -202,7 +202,15 @@ exercise_table() { # chapter
         awk -F'\t' -v ch="$1" '
             !($3 in title) { order[++n] = $3; title[$3] = $4; hint[$3] = $6; where[$3] = "`" $1 "`" ; next }
             index(where[$3], "`" $1 "`") == 0 { where[$3] = where[$3] ", `" $1 "`" }
-            END { for (i = 1; i <= n; ++i) { id = order[i]; printf "| %s | %s | %s | %s |\n", id, title[id], where[id], hint[id] } }'
+            END {
+                for (i = 1; i <= n; ++i) {
+                    id = order[i]
+                    own = substr(id, 1, 2) == substr(ch, 1, 2)
+                    printf "| %s | %s%s | %s | %s |\n", id, title[id],
+                        own ? "" : " (chapter " substr(id, 1, 2) "'"'"'s exercise, in this chapter'"'"'s copy of that code: stripped with it in a handout)",
+                        where[id], hint[id]
+                }
+            }'
 }
 
 render() { # page -> stdout
