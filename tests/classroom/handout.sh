@@ -82,9 +82,17 @@ done
 rm -rf "$out/docs/instructor.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
     "$out/tests/classroom/wrong" "$out/tests/gpu/pipeline_synccheck.cu" \
     "$out"/docs/results/*-answers.csv "$out"/docs/results/*-answers-ncu.csv
-for f in $(grep -rl 'instructor\.md\|@ref instructor\|\\ref instructor' "$out" --include='*.md' --include=Doxyfile || true); do
-    sed -i '/instructor\.md\|@ref instructor\|\\ref instructor/d' "$f"
+# The pages mark what points to it: <!-- instructor --> ... <!-- end instructor -->
+# blocks go, as do the layout's and the Doxyfile's mentions; any other
+# mention stops the handout (a page would be left pointing at nothing).
+for f in $(grep -rl 'instructor' "$out" --include='*.md' --include=Doxyfile || true); do
+    sed -i -e '/^<!-- instructor -->$/,/^<!-- end instructor -->$/d' -e 's/ instructor\.md,//' \
+        -e '/^INPUT *+= *docs\/instructor\.md$/d' "$f"
 done
+if grep -rn 'instructor\.md\|@ref instructor\|\\ref instructor' "$out" --include='*.md' --include=Doxyfile; then
+    echo "handout: the lines above point to the instructor's page: put them in an <!-- instructor --> block" >&2
+    exit 1
+fi
 
 cat >"$out/HANDOUT" <<EOF
 This is a student handout of the tutorial, made by \`make handout\` from
