@@ -6,15 +6,16 @@
 settings() {
     unset PTX_MUST PTX_MUST_NOT PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
         GPU_EXIT_CASES BENCH_KERNEL BENCH_ALSO_8192 BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
-        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX
+        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU
     PTX_MUST=() PTX_MUST_NOT=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() BENCH_DEMO_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= BENCH_ALSO_8192= PROFILE_KERNELS= PROFILE_SKIP=
     # --trace: the runs the committed traces record (tests/trace.sh), the extra
     # arguments of the traced test run, and the steps that run must show
     TRACE_ARGS=() TRACE_TEST_ARGS=() TRACE_MUST=()
-    # make check-NN: the kernels to run (--only) and each exercise's PTX
-    CHECK_ONLY= CHECK_PTX=()
+    # make check-NN: the kernels to run (--only), each exercise's PTX rules,
+    # and what of an exercise only the GPU part can check
+    CHECK_ONLY= CHECK_PTX=() CHECK_GPU=()
     # shellcheck source=/dev/null
     . "$ROOT/tests/chapters/$1.sh"
 }

@@ -23,8 +23,10 @@
 # and the docs. The classroom: each chapter's exercise regions are
 # well-formed; `make exercise-NN` builds the starter and `make check-NN`
 # fails it; check-NN's PTX part passes the lesson code (then exit 3, the GPU
-# hidden); `make handout` leaves no answer in, and the handout's own host
-# tier passes (NO_HANDOUT_TEST=1 leaves that out).
+# hidden); each wrong solution (tests/classroom/wrong/) fails that PTX part
+# on its own exercise, or, marked "expect: gpu", passes it (exit 3: only the
+# GPU part can catch it); `make handout` leaves no answer in, and the
+# handout's own host tier passes (NO_HANDOUT_TEST=1 leaves that out).
 # In a handout (a file HANDOUT at the top) the chapters' kernels are the
 # students' starters: their PTX techniques and GPU runs are not tested here
 # (make check-NN does that), and their builds may warn.
@@ -33,7 +35,7 @@
 # another GPU refused.
 # Full GPU tier: every shape, case and knob setting, all four sanitizer
 # tools, the planted faults; make check-NN passes each lesson and fails its
-# untouched starter.
+# untouched starter and every wrong solution.
 #
 # Each test's output goes to tests/build/logs/NAME.log; a failing test
 # prints the end of its log. The last line is "N passed, N failed, N skipped";
@@ -538,6 +540,61 @@ starter_fails_check_gpu() { # chapter
     [ $rc -eq 1 ]
 }
 
+# The library of wrong solutions (tests/classroom/wrong/NN.N-name.patch, each
+# with a line "# expect: ptx" or "# expect: gpu"): wrong_copy applies one to
+# a copy of its chapter under tests/build/wrong/ (the other chapters and
+# common/ linked, as make exercise-NN does) and prints the copy's chapter.
+wrong_copy() { # patch
+    local p=$1 name ch d e
+    name=$(basename "$p" .patch)
+    ch=$(chapter_of "${name%%.*}")
+    [ -n "$ch" ] || { echo "$p: no chapter ${name%%.*}" >&2; return 1; }
+    d=tests/build/wrong/$name
+    rm -rf "$d" && mkdir -p "$d/$ch" || return 1
+    for e in common tests [0-9][0-9]_*; do [ "$e" = "$ch" ] || ln -s "$PWD/$e" "$d/$e"; done
+    tar -C "$ch" --exclude=./build --exclude=./run -cf - . | tar -C "$d/$ch" -xf - || return 1
+    (cd "$d" && patch -p1 --quiet) <"$p" >&2 || { echo "$p does not apply to $ch" >&2; return 1; }
+    echo "$d/$ch"
+}
+wrong_expect() { sed -n 's/^# expect: *\([a-z]*\).*/\1/p' "$1" | head -n1; }
+
+# With the GPU hidden, make check-NN on a wrong solution: "expect: ptx" ones
+# fail in the PTX part (exit 1), on their own exercise's row and no other;
+# "expect: gpu" ones pass the PTX part (exit 3): only the GPU part can catch
+# them, and this test records that.
+wrong_solution_ptx() { # patch
+    local p=$1 name id want dir out rc rows
+    name=$(basename "$p" .patch) id=${name%%-*} want=$(wrong_expect "$p")
+    case $want in ptx | gpu) ;; *) echo "$p: no line '# expect: ptx' or '# expect: gpu'"; return 1 ;; esac
+    dir=$(wrong_copy "$p") || return 1
+    out=$(CUDA_VISIBLE_DEVICES= DIR=$dir bash tests/classroom/check.sh "${name%%.*}" 2>&1)
+    rc=$?
+    echo "$out"
+    rows=$(echo "$out" | awk '$1 ~ /^[0-9][0-9]\.[0-9]+$/ && $2 == "FAIL" { print $1 }' | paste -sd' ' -)
+    if [ "$want" = ptx ]; then
+        echo "expect: ptx. Exit $rc (wants 1); failing rows: ${rows:-none} (wants $id alone)"
+        [ $rc -eq 1 ] && [ "$rows" = "$id" ]
+    else
+        echo "expect: gpu. Exit $rc (wants 3: the PTX part passes, only the GPU part can catch it)"
+        [ $rc -eq 3 ] && [ -z "$rows" ]
+    fi
+}
+
+# On a GPU: make check-NN fails every wrong solution (exit 1); an
+# "expect: gpu" one through the GPU part (runs, racecheck), its PTX rows passing.
+wrong_solution_gpu() { # patch
+    local p=$1 name dir out rc rows
+    name=$(basename "$p" .patch)
+    dir=$(wrong_copy "$p") || return 1
+    out=$(DIR=$dir bash tests/classroom/check.sh "${name%%.*}" 2>&1)
+    rc=$?
+    echo "$out"
+    rows=$(echo "$out" | awk '$1 ~ /^[0-9][0-9]\.[0-9]+$/ && $2 == "FAIL" { print $1 }' | paste -sd' ' -)
+    echo "expect: $(wrong_expect "$p"). Exit $rc (wants 1); failing exercise rows: ${rows:-none}"
+    [ $rc -eq 1 ] || return 1
+    [ "$(wrong_expect "$p")" != gpu ] || [ -z "$rows" ]
+}
+
 # The instructor's solutions of the questions that change code
 # (tests/classroom/solutions/, measured by answers.sh) still apply to the
 # lesson code: a change to a kernel that breaks one is caught here.
@@ -549,7 +606,8 @@ solutions_apply() {
     return $bad
 }
 
-# make handout: no answers and no instructor's page in it, and its own
+# make handout: no answers (nor the wrong solutions, whose diffs show them)
+# and no instructor's page in it, and its own
 # make test (host tier) passes.
 handout_ok() {
     local t=$WORK/handout-test h
@@ -557,8 +615,9 @@ handout_ok() {
     rm -rf "$t" && mkdir -p "$t" && tar -C "$t" -xzf handout.tar.gz || return 1
     h=$(ls -d "$t"/*/)
     [ -f "$h/HANDOUT" ] && [ ! -e "$h/docs/instructor.md" ] || { echo "no HANDOUT, or the instructor's page is there"; return 1; }
-    if [ -e "$h/tests/classroom/solutions" ] || ls "$h"/docs/results/*-answers* >/dev/null 2>&1; then
-        echo "the questions' solutions or their measured answers are in the handout"
+    if [ -e "$h/tests/classroom/solutions" ] || [ -e "$h/tests/classroom/wrong" ] ||
+        ls "$h"/docs/results/*-answers* >/dev/null 2>&1; then
+        echo "the questions' solutions, the wrong solutions or the measured answers are in the handout"
         return 1
     fi
     if grep -rq 'instructor\.md' "$h" --include='*.md'; then echo "a page still links to instructor.md"; return 1; fi
@@ -583,7 +642,7 @@ handout_ok() {
 by_build_time() { local ch; for ch in 06 04 03 07 02 05 01; do echo "$CHAPTERS" | tr ' ' '\n' | grep "^${ch}_"; done; }
 
 host_tier() {
-    local ch
+    local ch p n
     echo "== host tests ($JOBS at a time)"
     queue 0 "unit tests build (warnings are errors)" build_unit_tests
     for ch in $(by_build_time); do
@@ -657,6 +716,17 @@ host_tier() {
         skip "make docs (Doxygen, warnings are errors)" "doxygen is not installed; .ci/run installs it"
     fi
     [ -f HANDOUT ] || queue 0 "the questions' solutions (tests/classroom/solutions) apply to the lesson code" solutions_apply
+    # the wrong solutions (tests/classroom/wrong/): caught by the PTX part, or only on a GPU
+    if [ ! -f HANDOUT ]; then
+        for p in tests/classroom/wrong/*.patch; do
+            [ -f "$p" ] || continue
+            n=$(basename "$p" .patch)
+            echo "$CHAPTERS" | tr ' ' '\n' | grep -q "^${n%%.*}_" || continue
+            queue 0 "wrong solution $n: make check-${n%%.*}, no GPU: $(wrong_expect "$p" | sed \
+                's/^ptx$/the PTX part fails it (exit 1)/; s/^gpu$/the PTX part passes, only the GPU part can catch it (exit 3)/')" \
+                wrong_solution_ptx "$p"
+        done
+    fi
     run_queue "$JOBS"
     if [ ! -f HANDOUT ] && [ -z "${NO_HANDOUT_TEST:-}" ]; then
         queue 0 "make handout: no answers, no instructor's page; the handout's make test --host passes" handout_ok
@@ -737,7 +807,7 @@ quick_gpu_tier() {
 }
 
 full_gpu_tier() {
-    local ch v shape m n k code args tool
+    local ch v shape m n k code args tool p
     echo "== full GPU tests on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)"
     echo "   builds: every chapter, knob setting and planted-fault kernel, $JOBS at a time"
     for ch in $(by_build_time); do
@@ -824,6 +894,21 @@ full_gpu_tier() {
         skip "compute-sanitizer tests" "compute-sanitizer not found"
     fi
     run_queue "$GPU_JOBS"
+
+    # make check-NN on each wrong solution (tests/classroom/wrong/), after the
+    # runs above, whose checks of the lessons built the lesson programs that
+    # check.sh times against (so these jobs do not build them at once)
+    if [ ! -f HANDOUT ]; then
+        echo "   make check-NN on the wrong solutions, $GPU_JOBS at a time"
+        for p in tests/classroom/wrong/*.patch; do
+            [ -f "$p" ] || continue
+            n=$(basename "$p" .patch)
+            echo "$CHAPTERS" | tr ' ' '\n' | grep -q "^${n%%.*}_" || continue
+            queue 0 "wrong solution $n: make check-${n%%.*} fails it on the GPU (expect: $(wrong_expect "$p"))" \
+                wrong_solution_gpu "$p"
+        done
+        run_queue "$GPU_JOBS"
+    fi
 }
 
 # -------------------------------------------------------------------- main

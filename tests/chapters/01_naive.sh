@@ -29,7 +29,13 @@ TRACE_MUST=(load sync compute store)
 
 # make check-01 (tests/classroom/check.sh): the kernels a student's code
 # is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
-# part of a kernel's name to look in that kernel only.
+# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
+# FUNCTION "-" for the whole file or a part of a kernel's name to look in
+# that kernel only (the syntax: the top of tests/classroom/check.sh). The
+# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
+# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
+# PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=blocked
-CHECK_PTX=('01.1 - ld\.global\.nc\.v4\.f32' '01.2 - bar\.sync' '01.3 - ld\.shared\.v4\.f32')
+CHECK_PTX=('01.1 - ld\.global\.nc\.v4\.f32' '01.2 - bar\.sync >=2' '01.3 - ld\.shared\.v4\.f32')
+CHECK_GPU=("01.1 the tiles' indices (a wrong row, column or k0 compiles to the same loads and stores)"
+           "01.3 which values are read (ty for tx compiles to the same four 16-byte reads)")

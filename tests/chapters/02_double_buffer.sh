@@ -26,7 +26,17 @@ TRACE_MUST=(issue "wait full" compute store)
 
 # make check-02 (tests/classroom/check.sh): the kernels a student's code
 # is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
-# part of a kernel's name to look in that kernel only.
+# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
+# FUNCTION "-" for the whole file or a part of a kernel's name to look in
+# that kernel only (the syntax: the top of tests/classroom/check.sh). The
+# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
+# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
+# PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=double_buffer
-CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.2 - mbarrier\.try_wait')
+# 02.1: the copies, the acquire's wait before them, the commit's arrival;
+# 02.2: a wait after the copies (the consumer's), and the release's arrival
+# after the tile's shared-memory reads
+CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.1 - mbarrier\.try_wait before:cp\.async\.(cg|ca)'
+           '02.1 - cp\.async\.mbarrier\.arrive'
+           '02.2 - mbarrier\.try_wait after:cp\.async\.(cg|ca)'
+           '02.2 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')

@@ -29,7 +29,17 @@ TRACE_MUST=("wait empty" issue "wait full" compute store)
 
 # make check-03 (tests/classroom/check.sh): the kernels a student's code
 # is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
-# part of a kernel's name to look in that kernel only.
+# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
+# FUNCTION "-" for the whole file or a part of a kernel's name to look in
+# that kernel only (the syntax: the top of tests/classroom/check.sh). The
+# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
+# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
+# PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=warp_specialized
-CHECK_PTX=('03.2 - cp\.async\.mbarrier\.arrive' '03.2 - mbarrier\.try_wait' '03.3 - mbarrier\.arrive\.shared')
+# 03.1: make_pipeline() with a role counts the producers with an atomic
+# add on the shared state (without roles, or with a producer count, there
+# is none); 03.2 and 03.3 as 02.1 and 02.2
+CHECK_PTX=('03.1 - atom\.add\.relaxed\.cta'
+           '03.2 - cp\.async\.mbarrier\.arrive' '03.2 - mbarrier\.try_wait before:cp\.async\.(cg|ca)'
+           '03.3 - mbarrier\.try_wait after:cp\.async\.(cg|ca)'
+           '03.3 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')

@@ -49,7 +49,19 @@ TRACE_MUST=(fetch "wait empty" issue "wait full" compute store task)
 
 # make check-04 (tests/classroom/check.sh): the kernels a student's code
 # is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
-# part of a kernel's name to look in that kernel only.
+# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
+# FUNCTION "-" for the whole file or a part of a kernel's name to look in
+# that kernel only (the syntax: the top of tests/classroom/check.sh). The
+# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
+# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
+# PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=persistent
-CHECK_PTX=('04.1 - atom\.global\.add')
+# 04.1: the ticket and a named barrier (two operands: id and thread count;
+# __syncthreads() is bar.sync 0). 04.2: the stop stage's acquire and commit
+# (4 waits: 2 producer acquires, 2 consumer waits; 2 commits), judged once
+# 04.1 takes tickets (the starter's 04.1 leaves the copy loop out of the PTX)
+CHECK_PTX=('04.1 - atom\.global\.add' '04.1 - bar\.sync[[:space:]]+[^;]+,'
+           '04.2 - mbarrier\.try_wait >=4 if:atom\.global\.add'
+           '04.2 - cp\.async\.mbarrier\.arrive >=2 if:atom\.global\.add')
+CHECK_GPU=("04.1 which threads take a ticket (one, or every producer: the same atomic)"
+           "04.3 the reset (host code, not in the kernel's PTX)")

@@ -36,8 +36,16 @@ TRACE_MUST=("cluster sync" "wait empty" share issue "wait full" compute store)
 
 # make check-06 (tests/classroom/check.sh): the kernels a student's code
 # is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
-# part of a kernel's name to look in that kernel only.
+# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
+# FUNCTION "-" for the whole file or a part of a kernel's name to look in
+# that kernel only (the syntax: the top of tests/classroom/check.sh). The
+# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
+# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
+# PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=cluster
-CHECK_PTX=('06.1 - barrier\.cluster\.arrive' '06.1 - barrier\.cluster\.wait'
-           '06.2 - cp\.async\.bulk\.shared::cluster\.shared::cta' '06.3 - mbarrier\.expect_tx')
+# 06.1: a cluster barrier at each end; 06.2: one bulk copy per peer
+# (CLUSTER - 1 = 1 at the default CLUSTER=2, the loop unrolled)
+CHECK_PTX=('06.1 - barrier\.cluster\.arrive >=2' '06.1 - barrier\.cluster\.wait >=2'
+           '06.2 - cp\.async\.bulk\.shared::cluster\.shared::cta =1' '06.3 - mbarrier\.expect_tx')
+CHECK_GPU=("06.2 which peer gets the part, from which row (a register operand)"
+           "06.3 the byte count and which threads announce it")

@@ -35,7 +35,18 @@ TRACE_MUST=("cluster sync" "wait empty" issue "wait full" compute store)
 
 # make check-07 (tests/classroom/check.sh): the kernels a student's code
 # is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX", FUNCTION "-" for the whole file or a
-# part of a kernel's name to look in that kernel only.
+# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
+# FUNCTION "-" for the whole file or a part of a kernel's name to look in
+# that kernel only (the syntax: the top of tests/classroom/check.sh). The
+# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
+# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
+# PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=tma,tma_multicast
-CHECK_PTX=('07.2 - cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes')
+# 07.1: in the 2 x 1 cluster of the default build the B mask is both
+# blocks, the constant 3 (judged once 07.2 issues the multicast copy);
+# 07.2: the arrive with the byte count, and the copies with multicast
+CHECK_PTX=('07.1 - mov\.u16[[:space:]]+%rs[0-9]+,[[:space:]]+3; if:multicast::cluster'
+           '07.2 - cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes'
+           '07.2 - mbarrier\.arrive\.expect_tx' '07.2 - \.multicast::cluster')
+CHECK_GPU=("07.2 the byte count and the slices' offsets"
+           "07.3 the tensor maps (host code, not in the kernel's PTX)")

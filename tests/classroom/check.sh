@@ -8,12 +8,28 @@
 # 1. Its exercise regions: which are still the starter's TODO.
 # 2. Its kernel.cu compiles, and the PTX has each exercise's technique
 #    (tests/chapters/<chapter>.sh, CHECK_PTX). No GPU needed.
+#    A CHECK_PTX rule is "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]"
+#    (words without spaces; grep -E regexes, [[:space:]] for a space):
+#      FUNCTION   "-": the whole PTX; else the kernels whose name contains it
+#      REGEX      alone: at least one line of that PTX matches it
+#      COUNT      >=N, =N or <=N: how many lines match (the lesson's count,
+#                 measured at the default knobs: make ptx, then grep -c)
+#      after:R    the last line matching REGEX comes after the last matching R
+#                 (a release after the reads); not judged when none matches R
+#      before:R   the first line matching REGEX comes before the first matching R
+#      if:R       the rule is judged only once R is in the PTX (another
+#                 exercise's code it needs); until then its row says so
+#    An exercise's row fails when one of its rules does. CHECK_GPU entries,
+#    "EXERCISE what", name what the PTX cannot show: the row says that the
+#    GPU part decides it. tests/classroom/wrong/ holds mistakes, each
+#    expected to fail here (expect: ptx) or only on the GPU (expect: gpu).
 # 3. On a GPU: the program verifies every element at the default size and at
 #    odd shapes (or the chapter's cases), racecheck finds no hazard on a small
 #    problem, and its time is set beside the lesson kernel's (timed in the
 #    same way here, or, in a handout, the committed measurement for this GPU).
-# Exit 0 when everything passes, 1 when something fails, 2 bad usage, 3 when
-# the PTX part passed and there is no GPU (or too old a one) for the rest.
+# Exit 0 when everything passes, 1 when something fails, 2 bad usage (or a
+# CHECK_PTX rule it cannot read), 3 when the PTX part passed and there is no
+# GPU (or too old a one) for the rest.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -77,21 +93,95 @@ ptx_of() {
         awk -v f="$1" '/^\.(visible )?\.entry / { on = index($0, f) > 0 } on' "$ptx"
     fi
 }
+# ptx_rule FUNC REGEX [COUNT] [after:R2] [before:R2] [if:R3]: one CHECK_PTX
+# rule on the PTX of the kernels FUNC names. Prints a phrase for the row;
+# exit 0 when the rule holds, 1 when it does not, 3 when its if: is not met
+# (not judged yet), 2 when it cannot be read. See the top of this file.
+ptx_rule() {
+    local func=${1:-} re=${2:-} count="" after="" before="" cond="" w n op want at at2 say ok=0
+    [ -n "$re" ] || { echo "not EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]"; return 2; }
+    shift 2
+    for w in "$@"; do
+        case $w in
+        after:?*) after=${w#after:} ;;
+        before:?*) before=${w#before:} ;;
+        if:?*) cond=${w#if:} ;;
+        ">="[0-9]* | "<="[0-9]* | "="[0-9]*) count=$w ;;
+        *) echo "'$w' is not >=N, =N, <=N, after:REGEX, before:REGEX or if:REGEX"; return 2 ;;
+        esac
+    done
+    say=$(shown "$re")
+    if [ -n "$cond" ] && ! ptx_of "$func" | grep -qE "$cond"; then
+        echo "$say not judged yet (only once the PTX has $(shown "$cond"))"
+        return 3
+    fi
+    n=$(ptx_of "$func" | grep -cE "$re")
+    if [ -z "$count" ]; then
+        [ "$n" -gt 0 ] || { say="no $say" ok=1; }
+    else
+        op=${count%%[0-9]*} want=${count#"$op"}
+        case $op in
+        ">=") [ "$n" -ge "$want" ] ;; "<=") [ "$n" -le "$want" ] ;; *) [ "$n" -eq "$want" ] ;;
+        esac || ok=1
+        say+=" x$n ($([ $ok = 1 ] && echo "wants $count" || echo "$count"))"
+    fi
+    # the order: the last match after the last of R2, the first before the first of R2
+    if [ -n "$after" ] && [ "$n" -gt 0 ]; then
+        at=$(ptx_of "$func" | grep -nE "$re" | tail -n1 | cut -d: -f1)
+        at2=$(ptx_of "$func" | grep -nE "$after" | tail -n1 | cut -d: -f1)
+        if [ -z "$at2" ]; then
+            say+=" (its order not judged: no $(shown "$after"))"
+        elif [ "$at" -gt "$at2" ]; then
+            say+=", the last after the last $(shown "$after")"
+        else
+            say+=", but the last one not after the last $(shown "$after")" ok=1
+        fi
+    fi
+    if [ -n "$before" ] && [ "$n" -gt 0 ]; then
+        at=$(ptx_of "$func" | grep -nE "$re" | head -n1 | cut -d: -f1)
+        at2=$(ptx_of "$func" | grep -nE "$before" | head -n1 | cut -d: -f1)
+        if [ -z "$at2" ]; then
+            say+=" (its order not judged: no $(shown "$before"))"
+        elif [ "$at" -lt "$at2" ]; then
+            say+=", the first before the first $(shown "$before")"
+        else
+            say+=", but the first one not before the first $(shown "$before")" ok=1
+        fi
+    fi
+    [ "$func" = - ] || say+=" in $func"
+    echo "$say"
+    return $ok
+}
+# shown REGEX: a regex as the rows show it (no backslashes, [[:space:]]+ as a space)
+shown() { local r=${1//\\/}; r=${r//\[\[:space:\]\]+/ }; echo "${r//\[\[:space:\]\]\*/ }"; }
 for id in $ids; do
     title=$(echo "$regions" | awk -F'\t' -v id="$id" '$3 == id { print $4; exit }')
     state=$(echo "$regions" | awk -F'\t' -v id="$id" '$3 == id && $5 == "written" { w = 1 } END { print w ? "written" : "todo" }')
-    found="" missing=""
+    found="" missing="" later=""
     for c in "${CHECK_PTX[@]}"; do
-        read -r cid func re <<<"$c"
-        [ "$cid" = "$id" ] || continue
-        if ptx_of "$func" | grep -qE "$re"; then found+=" ${re//\\/}"; else missing+=" ${re//\\/}"; fi
+        read -r -a rule <<<"$c"
+        [ "${rule[0]}" = "$id" ] || continue
+        what=$(ptx_rule "${rule[@]:1}")
+        case $? in
+        0) found+="${found:+; }$what" ;;
+        1) missing+="${missing:+; }$what" ;;
+        3) later+="${later:+; }$what" ;;
+        *) echo "tests/chapters/$ch.sh: CHECK_PTX rule '$c': $what" >&2; exit 2 ;;
+        esac
+    done
+    # CHECK_GPU: what the PTX cannot show of this exercise (the row says so)
+    gpu=""
+    for c in "${CHECK_GPU[@]}"; do
+        [ "${c%% *}" = "$id" ] && gpu="the PTX cannot show ${c#* }: the GPU part decides"
     done
     if [ -n "$missing" ]; then
-        bad "$id" "$title [$state]: the PTX lacks$missing"
+        bad "$id" "$title [$state]: the PTX has $missing${later:+; $later}"
     elif [ -n "$found" ]; then
-        row "$id" ok "$title [$state]: the PTX has$found"
+        row "$id" ok "$title [$state]: the PTX has $found${later:+; $later}${gpu:+; $gpu}"
+    elif [ -n "$later" ]; then
+        row "$id" "-" "$title [$state]: $later${gpu:+; $gpu}"
     else
-        row "$id" "-" "$title [$state]: nothing in the PTX to look for; the GPU part checks it"
+        row "$id" "-" "$title [$state]: nothing in the PTX to look for; ${gpu:-the GPU part checks it}"
     fi
 done
 

@@ -17,7 +17,9 @@
 #   pipeline_synccheck.cu) left out;
 # - the instructor's key left out: docs/instructor.md and the lines that
 #   link to it, the questions' solutions (tests/classroom/solutions/,
-#   answers.sh) and their measured results (docs/results/*-answers*.csv);
+#   answers.sh) and their measured results (docs/results/*-answers*.csv),
+#   and the wrong solutions (tests/classroom/wrong/: their diffs show the
+#   lesson code);
 # - a file HANDOUT, which tells the test suite and make check-NN that this
 #   is a handout: make test then checks everything but the chapters' own
 #   answers (their PTX techniques and GPU runs are make check-NN's job);
@@ -78,7 +80,8 @@ for chdir in "$out"/[0-9][0-9]_*/; do
 done
 
 # the instructor's key: the answers page, the solutions of the questions
-# that change code, and their measured results
+# that change code, their measured results, the wrong solutions, and the
+# test program built on a lesson's pipeline
 rm -rf "$out/docs/instructor.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
     "$out/tests/classroom/wrong" "$out/tests/gpu/pipeline_synccheck.cu" \
     "$out"/docs/results/*-answers.csv "$out"/docs/results/*-answers-ncu.csv
@@ -114,4 +117,4 @@ tar -C "$stage" -czf "$ROOT/handout.tar.gz" "$name"
 echo "wrote handout.tar.gz ($(du -h "$ROOT/handout.tar.gz" | cut -f1)): $name/, from commit $commit"
 echo "  stripped:${stripped:- none}"
 echo "  kept:    ${kept:- none}"
-echo "  left out: docs/instructor.md, tests/classroom/solutions/ and the measured answers (the instructor's key)"
+echo "  left out: docs/instructor.md, tests/classroom/solutions/ and wrong/, and the measured answers (the instructor's key)"
