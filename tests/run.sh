@@ -5,6 +5,9 @@
 #                              tier when a GPU is present
 #   bash tests/run.sh --gpu    make test-gpu: the full GPU tier (exit 3 without a GPU)
 #   bash tests/run.sh --host   the host tier only
+#   bash tests/run.sh --classroom   on a GPU, the classroom kit's GPU tests alone:
+#                              make check-NN passes each lesson and fails each
+#                              wrong solution, and a sample class is graded
 #   CHAPTERS="01_naive 02_double_buffer" bash tests/run.sh   only those chapters
 #   JOBS=4 bash tests/run.sh   tests at a time (default: the machine's cores)
 #   LIST=1 bash tests/run.sh --gpu   list the tests with their commands, run none
@@ -48,8 +51,9 @@ MODE=quick
 case "${1:-}" in
 --gpu) MODE=full ;;
 --host) MODE=host ;;
+--classroom) MODE=classroom ;;
 "") ;;
-*) echo "usage: $0 [--gpu|--host]" >&2; exit 2 ;;
+*) echo "usage: $0 [--gpu|--host|--classroom]" >&2; exit 2 ;;
 esac
 
 have_gpu() { nvidia-smi -L >/dev/null 2>&1; }
@@ -606,6 +610,42 @@ solutions_apply() {
     return $bad
 }
 
+# make grade-03 on the sample class (tests/classroom/sample_class.sh): the
+# lesson passes the PTX part of every exercise; the starter, the wrong
+# solution and the submission whose main.c always passes do not get their
+# points, the last graded with the repository's main.c; without a GPU the
+# points are pending. The gradebook of the same class graded on the H100
+# (tests/classroom/fixtures/grades-03.csv) must agree on the PTX column,
+# and there only the lesson may have earned points; on a GPU the run must
+# agree with it in every column but the speed.
+grade_sample_class() {
+    local c=$WORK/class03 g bad=0 fx=tests/classroom/fixtures/grades-03.csv cols
+    bash tests/classroom/sample_class.sh 03 "$c" || return 1
+    if have_gpu; then
+        SUBMISSIONS=$c bash tests/classroom/grade.sh 03 || return 1
+    else
+        CUDA_VISIBLE_DEVICES= SUBMISSIONS=$c bash tests/classroom/grade.sh 03 || return 1
+    fi
+    g=$c/grades-03.csv
+    cat "$g"
+    [ "$(grep -c '^lesson,' "$g")" = 3 ] && [ "$(grep -c '^cheat,' "$g")" = 3 ] || { echo "not 3 rows per student"; return 1; }
+    awk -F, '$1 == "lesson" && $3 != "ok" { print "the lesson fails the PTX part of " $2; b = 1 }
+             $1 != "lesson" && NR > 1 && $7 != 0 && $7 != "pending" { print $1 " earned points for " $2; b = 1 }
+             $1 == "wrong" && $2 == "03.1" && $3 != "FAIL" { print "the wrong solution passes 03.1"; b = 1 }
+             END { exit b }' "$g" || bad=1
+    [ "$(awk -F, '$1 == "starter" { print $3 }' "$g")" = "$(awk -F, '$1 == "cheat" { print $3 }' "$g")" ] ||
+        { echo "the cheat's PTX column differs from the starter's"; bad=1; }
+    grep -q "set aside: the submission's main.c differs" "$c/feedback-03/cheat.txt" || { echo "no word of the cheat's main.c"; bad=1; }
+    if [ -f "$fx" ]; then
+        cols='$1 "," $2 "," $3'
+        have_gpu && cols='$1 "," $2 "," $3 "," $4 "," $5 "," $7 "," $8'
+        diff <(awk -F, "{ print $cols }" "$fx") <(awk -F, "{ print $cols }" "$g") || { echo "differs from $fx"; bad=1; }
+        awk -F, 'NR > 1 && (($1 == "lesson") != ($7 == $8 && $4 == "yes")) { print "fixture: " $0; b = 1 } END { exit b }' "$fx" ||
+            bad=1
+    fi
+    return $bad
+}
+
 # make handout: no answers (nor the wrong solutions, whose diffs show them)
 # and no instructor's page in it, and its own
 # make test (host tier) passes.
@@ -716,6 +756,7 @@ host_tier() {
         skip "make docs (Doxygen, warnings are errors)" "doxygen is not installed; .ci/run installs it"
     fi
     [ -f HANDOUT ] || queue 0 "the questions' solutions (tests/classroom/solutions) apply to the lesson code" solutions_apply
+    [ -f HANDOUT ] || queue 0 "make grade-03 grades a sample class: only the lesson earns points, a main.c that always passes is set aside" grade_sample_class
     # the wrong solutions (tests/classroom/wrong/): caught by the PTX part, or only on a GPU
     if [ ! -f HANDOUT ]; then
         for p in tests/classroom/wrong/*.patch; do
@@ -911,6 +952,26 @@ full_gpu_tier() {
     fi
 }
 
+# The classroom kit on a GPU (also part of the full tier): each lesson
+# passes make check-NN, each wrong solution fails it, a sample class is graded.
+classroom_gpu_tier() {
+    local ch p n
+    echo "== the classroom kit on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1) ($GPU_JOBS at a time)"
+    for ch in $CHAPTERS; do
+        queue 0 "$ch: make check-${ch%%_*} passes the lesson code" lesson_passes_check "$ch"
+    done
+    run_queue "$GPU_JOBS"
+    for p in tests/classroom/wrong/*.patch; do
+        n=$(basename "$p" .patch)
+        echo "$CHAPTERS" | tr ' ' '\n' | grep -q "^${n%%.*}_" || continue
+        queue 0 "wrong solution $n: make check-${n%%.*} fails it on the GPU (expect: $(wrong_expect "$p"))" \
+            wrong_solution_gpu "$p"
+    done
+    queue 0 "make grade-03 grades a sample class: only the lesson earns points, a main.c that always passes is set aside" \
+        grade_sample_class
+    run_queue "$GPU_JOBS"
+}
+
 # -------------------------------------------------------------------- main
 
 # The tests run in `bash -c` (under timeout): hand them the helpers.
@@ -927,6 +988,10 @@ quick)
     ;;
 full)
     full_gpu_tier
+    ;;
+classroom)
+    have_gpu || { echo "--classroom needs an NVIDIA GPU" >&2; exit 3; }
+    classroom_gpu_tier
     ;;
 esac
 queue 0 "the user's ./run, chapter builds and docs are untouched" user_build_untouched

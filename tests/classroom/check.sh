@@ -53,8 +53,12 @@ if [ ! -f "$DIR/kernel.cu" ]; then
     exit 2
 fi
 DIR=$(cd "$DIR" && pwd)
+# LESSON_ROOT (make grade-NN, which checks a copy of the repository holding
+# the student's files): the repository whose lesson kernel the time is set
+# beside
+LESSON_ROOT=${LESSON_ROOT:-$ROOT}
 lesson=0
-[ "$DIR" = "$ROOT/$ch" ] && [ $handout = 0 ] && lesson=1
+[ "$DIR" = "$LESSON_ROOT/$ch" ] && [ $handout = 0 ] && lesson=1
 WORK=$DIR/build/check
 mkdir -p "$WORK"
 LOG=$WORK/check.log
@@ -62,7 +66,11 @@ LOG=$WORK/check.log
 failed=0
 
 say() { printf '%s\n' "$*"; }
-row() { printf '  %-14s %-9s %s\n' "$1" "$2" "$3"; }
+# CHECK_RESULTS=file (make grade-NN): every row also as a line "label<TAB>status<TAB>detail"
+row() {
+    printf '  %-14s %-9s %s\n' "$1" "$2" "$3"
+    [ -z "${CHECK_RESULTS:-}" ] || printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$CHECK_RESULTS"
+}
 bad() { failed=1; row "$1" FAIL "$2"; }
 
 say "check-$n: $ch, the code in ${DIR#"$ROOT"/}$([ $lesson = 1 ] && echo ' (the lesson code itself)')"
@@ -270,7 +278,8 @@ if [ $rc = 0 ]; then
     "$prog" --only "$CHECK_ONLY" --csv >"$mine" 2>>"$LOG"
     source_note=
     if [ $handout = 0 ]; then
-        if lesson_prog=$(bench_build "$ch") && "$lesson_prog" --only "$CHECK_ONLY" --csv >"$theirs" 2>>"$LOG"; then
+        if lesson_prog=$(ROOT=$LESSON_ROOT bench_build "$ch") &&
+            "$lesson_prog" --only "$CHECK_ONLY" --csv >"$theirs" 2>>"$LOG"; then
             source_note="timed here, just after"
         fi
     else

@@ -109,11 +109,12 @@ for s in "$subs"/*/; do
     fi
     results=$work/$name.tsv
     echo >>"$fb"
-    CHECK_RESULTS=$results DIR="$copy/$ch" bash "$copy/tests/classroom/check.sh" "$n" >>"$fb" 2>&1
+    : >"$results"
+    CHECK_RESULTS=$results LESSON_ROOT=$ROOT DIR="$copy/$ch" bash "$copy/tests/classroom/check.sh" "$n" >>"$fb" 2>&1
     rc=$?
     echo "(make check-$n exit status: $rc)" >>"$fb"
     # one gradebook row per exercise
-    awk -F'\t' -v name="$name" -v ids="$ids" -v rc="$rc" -v rubric="$rubric" '
+    awk -F'\t' -v name="$name" -v ids="$ids" -v rubric="$rubric" '
         BEGIN {
             while ((getline line < rubric) > 0) { split(line, r, ","); pts[r[1]] = r[2] }
             gpu = "n/a"; race = "n/a"; speed = "-"
@@ -135,6 +136,6 @@ for s in "$subs"/*/; do
             }
         }' "$results" >>"$gradebook"
     graded=$((graded + 1))
-    echo "graded $name: $(tail -n 3 "$fb" | head -n 1 | sed 's/^ *//')"
+    echo "graded $name: $(tail -n 2 "$fb" | head -n 1 | sed 's/^ *//')"
 done
 echo "wrote ${gradebook#"$ROOT"/} ($graded graded) and feedback-$n/<student>.txt; the questions column is yours to fill"

@@ -116,7 +116,11 @@ open != "" {
         stub[++nstub] = s
         next
     }
-    if (is_todo || index(line, STUB_TAG) > 0) next
+    if (index(line, STUB_TAG) > 0) { # a starter's stub: stripping a starter again keeps it
+        stub[++nstub] = substr(line, 1, index(line, STUB_TAG) - 1)
+        next
+    }
+    if (is_todo) next
     body++
     if (mode == "clean") print line
     if (mode == "answers") {
