@@ -22,7 +22,8 @@ exactly one row; anything else is an error that names the marker.
 show=COLUMN prints that row's column; scale=X multiplies it and div=COLUMN
 divides it by another column of the row (e.g. per-iteration times).
 With vs=KERNEL a second row is taken with the same filters but that kernel
-(and vs.COLUMN=VALUE overrides), and show= compares the two on col=
+(and vs.COLUMN=VALUE overrides), from the same CSV or from vsfile=PATH (the
+same kernel on another GPU, say), and show= compares the two on col=
 (default ms_median, or value in the profiler CSVs):
     speedup  vs / this          ratio  this / vs
     less     (1 - this/vs)*100  more   (this/vs - 1)*100
@@ -123,7 +124,7 @@ def value(spec):
         if "=" not in w:
             raise MarkerError(f"'{w}' is not KEY=VALUE")
         k, v = w.split("=", 1)
-        if k in ("show", "col", "vs", "scale", "div", "fmt"):
+        if k in ("show", "col", "vs", "vsfile", "scale", "div", "fmt"):
             opts[k] = v
         elif k.startswith("vs."):
             vs_over[k[3:]] = v
@@ -139,7 +140,7 @@ def value(spec):
         other = dict(filters, kernel=opts["vs"], **vs_over)
         col = opts.get("col", "value" if "value" in row and "ms_median" not in row else "ms_median")
         fn, fmt = COMPARE[show]
-        x = fn(number(row, col), number(select(path, other), col))
+        x = fn(number(row, col), number(select(opts.get("vsfile", path), other), col))
     elif show in COMPARE:
         raise MarkerError(f"show={show} needs vs=KERNEL")
     else:

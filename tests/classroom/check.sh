@@ -294,12 +294,12 @@ if [ $rc = 0 ]; then
             NR == FNR { if (FNR > 1) lesson[$7 "," $8 "," $9 "," $10] = $12; next }
             FNR > 1 && ($7 "," $8 "," $9 "," $10) in lesson {
                 l = lesson[$7 "," $8 "," $9 "," $10]
-                printf "  %-14s %-9s %s %dx%dx%d: %.3f ms, the lesson kernel %.3f ms (%s): %.1f%%\n",
-                    "speed", "-", $7, $8, $9, $10, $12, l, note, 100 * l / $12
+                printf "%s %dx%dx%d: %.3f ms, the lesson kernel %.3f ms (%s): %.1f%%\n",
+                    $7, $8, $9, $10, $12, l, note, 100 * l / $12
                 shown = 1
             }
-            END { if (!shown) printf "  %-14s %-9s %s\n", "speed", "-", "no lesson time to compare with" }' \
-            "$theirs" "$mine"
+            END { if (!shown) print "no lesson time to compare with" }' \
+            "$theirs" "$mine" | while read -r line; do row speed - "$line"; done
     else
         row speed - "no lesson time to compare with$([ $handout = 1 ] && echo " (no docs/results file for this GPU)")"
     fi

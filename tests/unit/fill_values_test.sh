@@ -13,6 +13,10 @@ chapter,kernel,m,knobs,ms_median,tflops
 01_naive,blocked,8192,BK=8,30.00000,36.6
 01_naive,cublas,4096,FP32 (no TF32),2.66011,51.667
 CSV
+cat >"$t/other.csv" <<'CSV'
+chapter,kernel,m,knobs,ms_median,tflops
+01_naive,blocked,4096,BK=8,5.00000,27.5
+CSV
 v() { printf '<!-- value: %s/r.csv %s -->%s<!-- end -->' "$t" "$1" "$2"; }
 {
     echo "a $(v 'kernel=tiled m=4096 show=ms_median' 0) ms"
@@ -24,6 +28,7 @@ v() { printf '<!-- value: %s/r.csv %s -->%s<!-- end -->' "$t" "$1" "$2"; }
     echo "g $(v "kernel=blocked has=BK=8 m=8192 vs=blocked vs.m=4096 show=ratio fmt=.1f" 0)"
     echo "h $(v "kernel=blocked m=4096 show=ms_median scale=1000 div=m fmt=.4f" 0) us"
     echo "i $(v "chapter=01_naive 'knobs=FP32 (no TF32)' show=tflops" 0)"
+    echo "j $(v "kernel=blocked m=4096 vs=blocked vsfile=$t/other.csv show=speedup" 0)x"
 } >"$t/page.md"
 python3 docs/fill_values.py "$t/page.md" | sed 's/<!-- value: [^>]*-->//; s/<!-- end -->//; s/&nbsp;/ /g; s/ *$//' >"$t/got"
 cat >"$t/want" <<'TXT'
@@ -36,6 +41,7 @@ f 1.50
 g 7.5
 h 0.9766 us
 i 51.667
+j 1.25x
 TXT
 diff -u "$t/want" "$t/got"
 # the space after an end marker becomes a no-break space (Doxygen drops a
