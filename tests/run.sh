@@ -587,16 +587,19 @@ wrong_solution_ptx() { # patch
 # On a GPU: make check-NN fails every wrong solution (exit 1); an
 # "expect: gpu" one through the GPU part (runs, racecheck), its PTX rows passing.
 wrong_solution_gpu() { # patch
-    local p=$1 name dir out rc rows
+    local p=$1 name dir out rc rows gpu
     name=$(basename "$p" .patch)
     dir=$(wrong_copy "$p") || return 1
     out=$(DIR=$dir bash tests/classroom/check.sh "${name%%.*}" 2>&1)
     rc=$?
     echo "$out"
     rows=$(echo "$out" | awk '$1 ~ /^[0-9][0-9]\.[0-9]+$/ && $2 == "FAIL" { print $1 }' | paste -sd' ' -)
-    echo "expect: $(wrong_expect "$p"). Exit $rc (wants 1); failing exercise rows: ${rows:-none}"
+    gpu=$(echo "$out" | sed -n '/^the program/,$p' | grep -cE '^  .* FAIL ')
+    echo "expect: $(wrong_expect "$p"). Exit $rc (wants 1); failing exercise rows: ${rows:-none}; failing GPU rows: $gpu"
     [ $rc -eq 1 ] || return 1
-    [ "$(wrong_expect "$p")" != gpu ] || [ -z "$rows" ]
+    [ "$(wrong_expect "$p")" != gpu ] || [ -z "$rows" ] || return 1
+    # the GPU part fails it too, unless its header says the runs cannot show it (a race that does not show)
+    [ "$gpu" -gt 0 ] || grep -q '^# gpu: passes' "$p" || { echo "the GPU part passes it, and its header does not say so"; return 1; }
 }
 
 # The instructor's solutions of the questions that change code
