@@ -105,6 +105,24 @@ ptx_of() {
 # rule on the PTX of the kernels FUNC names. Prints a phrase for the row;
 # exit 0 when the rule holds, 1 when it does not, 3 when its if: is not met
 # (not judged yet), 2 when it cannot be read. See the top of this file.
+# order_rule after|before R2: whether the last match of $re (in $func)
+# comes after the last line matching R2, or its first before the first;
+# adds the verdict to $say (a rule's line); no R2 at all is not judged.
+order_rule() {
+    local pick=tail word=last cmp=-gt at at2
+    [ "$1" = before ] && pick=head word=first cmp=-lt
+    at=$(ptx_of "$func" | grep -nE "$re" | $pick -n1 | cut -d: -f1)
+    at2=$(ptx_of "$func" | grep -nE "$2" | $pick -n1 | cut -d: -f1)
+    if [ -z "$at2" ]; then
+        say+=" (its order not judged: no $(shown "$2"))"
+    elif [ "$at" "$cmp" "$at2" ]; then
+        say+=", the $word $1 the $word $(shown "$2")"
+    else
+        say+=", but the $word one not $1 the $word $(shown "$2")"
+        return 1
+    fi
+}
+
 ptx_rule() {
     local func=${1:-} re=${2:-} count="" after="" before="" cond="" w n op want at at2 say ok=0
     [ -n "$re" ] || { echo "not EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]"; return 2; }
@@ -134,28 +152,8 @@ ptx_rule() {
         say+=" x$n ($([ $ok = 1 ] && echo "wants $count" || echo "$count"))"
     fi
     # the order: the last match after the last of R2, the first before the first of R2
-    if [ -n "$after" ] && [ "$n" -gt 0 ]; then
-        at=$(ptx_of "$func" | grep -nE "$re" | tail -n1 | cut -d: -f1)
-        at2=$(ptx_of "$func" | grep -nE "$after" | tail -n1 | cut -d: -f1)
-        if [ -z "$at2" ]; then
-            say+=" (its order not judged: no $(shown "$after"))"
-        elif [ "$at" -gt "$at2" ]; then
-            say+=", the last after the last $(shown "$after")"
-        else
-            say+=", but the last one not after the last $(shown "$after")" ok=1
-        fi
-    fi
-    if [ -n "$before" ] && [ "$n" -gt 0 ]; then
-        at=$(ptx_of "$func" | grep -nE "$re" | head -n1 | cut -d: -f1)
-        at2=$(ptx_of "$func" | grep -nE "$before" | head -n1 | cut -d: -f1)
-        if [ -z "$at2" ]; then
-            say+=" (its order not judged: no $(shown "$before"))"
-        elif [ "$at" -lt "$at2" ]; then
-            say+=", the first before the first $(shown "$before")"
-        else
-            say+=", but the first one not before the first $(shown "$before")" ok=1
-        fi
-    fi
+    [ -z "$after" ] || [ "$n" -eq 0 ] || order_rule after "$after" || ok=1
+    [ -z "$before" ] || [ "$n" -eq 0 ] || order_rule before "$before" || ok=1
     [ "$func" = - ] || say+=" in $func"
     echo "$say"
     return $ok
