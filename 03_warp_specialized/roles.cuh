@@ -15,6 +15,9 @@
 
 #include <cuda_runtime.h>
 
+/** @brief Named barrier of the storer variants: make_pipeline() over producers and consumers only. */
+#define BAR_PIPE 1
+
 /**
  * @brief Wait at hardware barrier @p id until @p nthreads threads (a multiple
  *        of 32) have reached it.

@@ -29,7 +29,6 @@
 #define STORER_THREADS (STORER_WARPS * 32)     /**< threads that write C */
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define STORER_BLOCK_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block */
-#define BAR_PIPE 1 /**< named barrier: make_pipeline() over producers and consumers only */
 #define STORER_SMEM (RING_BYTES + (size_t)BM * BN * sizeof(float)) /**< the ring and the staged C tile */
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 

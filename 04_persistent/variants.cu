@@ -32,7 +32,6 @@
 #define STORER_THREADS (STORER_WARPS * 32)     /**< threads that write C (storer variants) */
 #define PIPE_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads of the pipeline */
 #define STORER_BLOCK_THREADS (PIPE_THREADS + STORER_THREADS) /**< threads per block with storers */
-#define BAR_PIPE 1  /**< named barrier: make_pipeline() over producers and consumers only */
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 
 extern "C" const char gemm_persistent_residual_knobs[] =

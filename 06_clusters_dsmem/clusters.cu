@@ -12,7 +12,7 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
-#include "../common/cluster.cuh"
+#include "cluster.cuh"
 #include "cluster_demo.h"
 
 namespace cg = cooperative_groups;

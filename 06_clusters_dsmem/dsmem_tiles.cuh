@@ -6,7 +6,7 @@
  *        hands it to the peers (a bulk copy between shared memories that
  *        completes on the peer's mbarrier), and the launch configuration.
  *        Include after knobs.h, 01_naive/blocked.cuh,
- *        02_double_buffer/async_copy.cuh and common/cluster.cuh.
+ *        02_double_buffer/async_copy.cuh and 06_clusters_dsmem/cluster.cuh.
  */
 #ifndef CH06_DSMEM_TILES_CUH
 #define CH06_DSMEM_TILES_CUH
@@ -25,6 +25,7 @@ static_assert(WS_THREADS <= 1024, "too many threads per block");
  * peer moves them. */
 #define PART_K (BK / CLUSTER) /**< k rows of each A tile that one block copies for the cluster */
 #define PART_BYTES (PART_K * (BM + A_PAD) * sizeof(float)) /**< those rows of As[k][m] */
+#define BAR_PRODUCERS 1 /**< named barrier: the producer warps alone (0 is __syncthreads()'s) */
 static_assert(PART_K % 4 == 0 && (BM * PART_K / 4) % PRODUCER_THREADS == 0 &&
                   (BK * BN / 4) % PRODUCER_THREADS == 0,
               "the producer threads split the A part and the B tile evenly, in whole float4s of k "

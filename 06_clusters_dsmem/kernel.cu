@@ -26,7 +26,7 @@
  * one block, so each block holds a full and an empty mbarrier per stage:
  * full[s] counts the producers' copies (`cp.async.mbarrier.arrive`) and
  * the peers' bytes (`mbarrier.expect_tx`), empty[s] the releases of the
- * whole cluster's consumers (common/cluster.cuh).
+ * whole cluster's consumers (06_clusters_dsmem/cluster.cuh).
  *
  * Parent: chapter 03 (03_warp_specialized/kernel.cu), not 04: a cluster
  * shares tiles between blocks that run side by side, one C tile each, which
@@ -50,7 +50,7 @@
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER and their defaults */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
-#include "../common/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
+#include "cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "dsmem_tiles.cuh" /* PART_K, bulk_copy_to_peer(), cluster_gemm_config() */
 
 extern "C" const char gemm_cluster_knobs[] =
@@ -74,7 +74,7 @@ __device__ __forceinline__ void forward_part(float *smem, uint64_t *full, int s,
      * proxy): fence, so that it sees them. */
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     /* Every producer's rows of the part, not only this thread's. */
-    asm volatile("bar.sync 1, %0;" ::"n"(PRODUCER_THREADS) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"n"(BAR_PRODUCERS), "n"(PRODUCER_THREADS) : "memory");
     if (threadIdx.x == 0) {
         // ---- exercise 06.2: Hand this block's part of the A tile to every peer ----
         // hint: one bulk copy per peer q (every rank but this one): bulk_copy_to_peer() copies the

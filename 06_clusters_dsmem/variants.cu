@@ -29,7 +29,7 @@
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER, as kernel.cu */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* stage_a(), stage_b() */
-#include "../common/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
+#include "cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "dsmem_tiles.cuh" /* CONSUMER_THREADS, cluster_smem, cluster_gemm_config() */
 
 #if CLUSTER == 8

@@ -58,7 +58,7 @@
 
 #include "knobs.h" /* STAGES CLUSTER_M CLUSTER_N and their defaults */
 #include "../01_naive/guarded.cuh" /* store4_guarded(), rows_aligned16() */
-#include "../common/cluster.cuh" /* mbarriers, cluster_launch_config() */
+#include "../06_clusters_dsmem/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
 #include "tensor_map.h" /* tma_map_2d(): tensor maps on the host */
 
@@ -111,7 +111,7 @@ namespace cg = cooperative_groups;
 template <int Regs>
 __device__ __forceinline__ void warpgroup_set_registers()
 {
-    if (Regs < 168)
+    if (Regs < LAUNCH_REGS)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
     else
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));

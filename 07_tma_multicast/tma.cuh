@@ -5,7 +5,7 @@
  *        copies (plain or multicast) that complete on it. Tensor maps are
  *        made on the host (tensor_map.h).
  *
- * Include after common/cluster.cuh (smem_addr(), the mbarrier helpers).
+ * Include after 06_clusters_dsmem/cluster.cuh (smem_addr(), the mbarrier helpers).
  */
 #ifndef CH07_TMA_CUH
 #define CH07_TMA_CUH

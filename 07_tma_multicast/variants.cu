@@ -41,7 +41,7 @@
 /* Registers: the 9 warps are spread over the SM's four schedulers, each
  * with 16384 registers, so one of them holds 3 warps: 168 registers per
  * thread at most (ptxas derives this from __launch_bounds__). */
-#include "../common/cluster.cuh" /* mbarriers, cluster_launch_config() */
+#include "../06_clusters_dsmem/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
 #include "tensor_map.h" /* tma_map_2d(): tensor maps on the host */
 

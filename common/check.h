@@ -5,9 +5,9 @@
  *
  * Kernel launches are asynchronous: a bad launch configuration is reported
  * by cudaGetLastError() right after the launch, a fault inside the kernel only
- * at the next synchronizing call. Chapters therefore check both
- * (LAUNCH_CHECK() after the launch, CUDA_CHECK(cudaDeviceSynchronize())
- * before reading results).
+ * at the next synchronizing call. The launchers therefore return
+ * cudaGetLastError(), and the harness checks the synchronizing call that
+ * follows (common/gemm_driver.c, common/runner.c).
  */
 #ifndef TUTORIAL_CHECK_H
 #define TUTORIAL_CHECK_H
@@ -42,8 +42,5 @@
             exit(EXIT_CUDA_ERROR);                                            \
         }                                                                     \
     } while (0)
-
-/** @brief Check for an error from the most recent kernel launch. */
-#define LAUNCH_CHECK() CUDA_CHECK(cudaGetLastError())
 
 #endif

@@ -64,7 +64,7 @@ TOO_BIG := $(strip $(TOO_BIG_$(SMEM_CLASS)))
 # built with that chapter's settings for this part: its KNOBS_<class> line.
 parent_knob_defs = $(foreach kv,$(shell sed -n 's/^KNOBS_$(SMEM_CLASS) *:= *\([^\#]*\).*/\1/p' $(dir $(1))Makefile),-D$(kv))
 # The harness (common/runner.c) checks the GPU against these at run time.
-CHAPTER_DEFS := -DTUTORIAL_CHAPTER='"$(CHAPTER)"' -DTUTORIAL_MIN_CC=$(MIN_CC) \
+CHAPTER_DEFS := -DTUTORIAL_MIN_CC=$(MIN_CC) \
                 -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"' \
                 -DTUTORIAL_SMEM_PER_BLOCK=$(SMEM_PER_BLOCK) -DTUTORIAL_TOO_BIG='"$(TOO_BIG)"'
 
@@ -197,6 +197,6 @@ print-%:
 	@echo '$($*)'
 
 clean:
-	rm -rf build $(BIN)
+	rm -rf $(BUILD) $(BIN)
 
 -include $(OBJS:.o=.d) $(BUILD)/kernel.ptx.d

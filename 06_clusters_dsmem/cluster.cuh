@@ -1,5 +1,5 @@
 /**
- * @file cluster.cuh
+ * @file 06_clusters_dsmem/cluster.cuh
  * @brief Small, documented inline-PTX helpers for thread block clusters:
  *        mbarriers that blocks of a cluster arrive on across the cluster.
  *        Used by chapter 06 (cluster-wide full/empty barriers) and chapter
@@ -22,8 +22,8 @@
  * and the producer waits for parity (n & 1) ^ 1 on "empty", which a fresh
  * barrier reports as already complete, so the first round does not wait.
  */
-#ifndef TUTORIAL_CLUSTER_CUH
-#define TUTORIAL_CLUSTER_CUH
+#ifndef CH06_CLUSTER_CUH
+#define CH06_CLUSTER_CUH
 #include <stdint.h>
 #include <cuda_runtime.h>
 
