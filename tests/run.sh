@@ -18,8 +18,11 @@
 # What each chapter's tests do is set in tests/chapters/<chapter>.sh.
 #
 # Host tier: unit tests of common/; every chapter builds with warnings as
-# errors (chapters 06 and 07 also for Blackwell, sm_100a and sm_120a, built
-# and never run); its PTX has its technique; its Makefile's knob defaults are the
+# errors (and for the other GPUs in ARCH_BUILDS, tests/lib.sh: one per
+# shared-memory size a chapter's settings change for, and Blackwell for 06
+# and 07; built, never run); `make smem` for every ARCH in common/arch.mk
+# fits each kernel in that ARCH's shared memory, or its chapter declares it
+# too big; its PTX has its technique; its Makefile's knob defaults are the
 # ones in its kernel.cu; building below its compute capability stops with a
 # message; `make help` there; ./run --help, bad options (exit 2) and no GPU
 # (exit 3); `make chapter-NN`; make help, the results tables, the figures
@@ -28,17 +31,20 @@
 # fails it; check-NN's PTX part passes the lesson code (then exit 3, the GPU
 # hidden); each wrong solution (tests/classroom/wrong/) fails that PTX part
 # on its own exercise, or, marked "expect: gpu", passes it (exit 3: only the
-# GPU part can catch it); `make handout` leaves no answer in, and the
+# GPU part can catch it); `make grade-03` grades a sample class;
+# `make handout` leaves no answer in (tests/classroom/leaks.sh), and the
 # handout's own host tier passes (NO_HANDOUT_TEST=1 leaves that out).
 # In a handout (a file HANDOUT at the top) the chapters' kernels are the
 # students' starters: their PTX techniques and GPU runs are not tested here
 # (make check-NN does that), and their builds may warn.
 # Quick GPU tier: each chapter's default run, two odd shapes (or its quick
 # cases), one compute-sanitizer tool, the planted faults, a build for
-# another GPU refused.
+# another GPU refused, a block larger than --smem-limit refused (exit 3).
 # Full GPU tier: every shape, case and knob setting, all four sanitizer
 # tools, the planted faults; make check-NN passes each lesson and fails its
-# untouched starter and every wrong solution.
+# untouched starter and every wrong solution, and grades the sample class;
+# each chapter's settings for smaller parts (SMEM_PER_BLOCK) verified under
+# --smem-limit at odd shapes.
 #
 # Each test's output goes to tests/build/logs/NAME.log; a failing test
 # prints the end of its log. The last line is "N passed, N failed, N skipped";
