@@ -29,7 +29,7 @@
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #ifndef THREADS
-#define THREADS 256 /**< threads per block, in every kernel of the chapter */
+#define THREADS 256 /**< threads per block of this file's kernels (groups.cu's keep GROUPS_THREADS) */
 #endif
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "THREADS must be a multiple of 32, at most 1024");
 
