@@ -104,3 +104,18 @@ gemm_names() { grep -o '{"[a-z0-9_]*", launch_' "$1/main.c" | cut -d'"' -f2 | pa
 ARCH_BUILDS=(01_naive:sm_75 05_cooperative_grid:sm_75 02_double_buffer:sm_80 03_warp_specialized:sm_86
              04_persistent:sm_86 06_clusters_dsmem:sm_100a 06_clusters_dsmem:sm_120a 07_tma_multicast:sm_100a
              07_tma_multicast:sm_120a)
+
+# copy_repo DEST: the repository's files as a student's copy starts from:
+# what git knows (tracked, or new and not ignored), or without git the tree
+# less build outputs; students' exercises/ never
+copy_repo() {
+    mkdir -p "$1"
+    if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
+        git ls-files -co --exclude-standard -z | grep -zv '^exercises/' | xargs -0 tar -cf - | tar -C "$1" -xf -
+    else
+        tar --exclude=./.git --exclude=./tests/build --exclude=./exercises --exclude=./run --exclude='*/build' \
+            --exclude='./[0-9][0-9]_*/run' --exclude=./tests/gpu/run --exclude=./tests/gpu/pipeline_synccheck \
+            --exclude=./docs/html --exclude=./docs/latex --exclude=./docs/doxygen_warnings.log \
+            --exclude=./handout.tar.gz -cf - . | tar -C "$1" -xf -
+    fi
+}

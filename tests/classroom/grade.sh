@@ -44,16 +44,6 @@ work=$ROOT/tests/build/grade-$n
 rm -rf "$work"
 mkdir -p "$work" "$subs/feedback-$n"
 
-# the repository as a student's copy starts from: what git knows, or the tree
-copy_repo() { # dest
-    mkdir -p "$1"
-    if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
-        git ls-files -co --exclude-standard -z | grep -zv '^exercises/' | xargs -0 tar -cf - | tar -C "$1" -xf -
-    else
-        tar --exclude=./.git --exclude=./tests/build --exclude=./exercises --exclude='*/build' -cf - . | tar -C "$1" -xf -
-    fi
-}
-
 # where a submission keeps the chapter's code
 code_of() { # student dir
     local d

@@ -46,16 +46,11 @@ out=$stage/$name
 rm -rf "$stage"
 mkdir -p "$out"
 
-# the files: what git knows (tracked, or new and not ignored); without git, the tree minus build outputs
+# the files (copy_repo, tests/lib.sh), and the commit they are from
+copy_repo "$out"
+commit=unknown
 if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
     commit=$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD 2>/dev/null || echo "+changes")
-    git ls-files -co --exclude-standard -z | grep -zv '^exercises/' | xargs -0 tar -cf - | tar -C "$out" -xf -
-else
-    commit=unknown
-    tar --exclude=./.git --exclude=./tests/build --exclude=./exercises --exclude=./run --exclude='*/build' \
-        --exclude='./[0-9][0-9]_*/run' --exclude=./tests/gpu/run --exclude=./tests/gpu/pipeline_synccheck \
-        --exclude=./docs/html --exclude=./docs/latex --exclude=./docs/doxygen_warnings.log \
-        --exclude=./handout.tar.gz -cf - . | tar -C "$out" -xf -
 fi
 
 stripped="" kept="" only=""
