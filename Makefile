@@ -112,7 +112,7 @@ figures:
 docs: tables
 	@command -v doxygen >/dev/null || { echo "doxygen not found (apt-get install doxygen graphviz)"; exit 3; }
 	@rm -rf docs/html docs/doxygen_warnings.log
-	@( cat docs/Doxyfile; echo "INPUT += $(CHAPTER_DIRS)" ) | doxygen - || \
+	@( cat docs/Doxyfile; echo "INPUT += $(CHAPTER_DIRS) $(wildcard $(addsuffix /demos,$(CHAPTER_DIRS)))" ) | doxygen - || \
 	 { cat docs/doxygen_warnings.log; exit 1; }
 	@if [ -s docs/doxygen_warnings.log ]; then cat docs/doxygen_warnings.log; exit 1; fi
 	@# Pages link figures as ../docs/images/x.svg (from a chapter) or images/x.svg

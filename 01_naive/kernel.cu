@@ -22,20 +22,11 @@
 
 #include "kernel.h"
 
-#include "../common/launch.cuh" /* STR() */
+#include "../common/launch.cuh" /* KNOB() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
-#ifndef BM
-#define BM 128 /**< rows of C per block */
-#endif
-#ifndef BN
-#define BN 128 /**< columns of C per block */
-#endif
-#ifndef BK
-#define BK 8 /**< depth of one A/B tile along K */
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow */
+#if !defined(BM) || !defined(BN) || !defined(BK) || !defined(MIN_BLOCKS)
+#error "BM BN BK MIN_BLOCKS: set by 01_naive/Makefile (make help lists them); build with make"
 #endif
 
 #include "blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
@@ -49,8 +40,7 @@ static_assert((BK * BN / 4) % BLOCKED_THREADS == 0 && B_LOADS > 0,
 static_assert(BLOCKED_THREADS <= 1024, "too many threads per block");
 
 extern "C" const char gemm_blocked_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS);
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS);
 
 /**
  * @brief Register-blocked GEMM: each of the block's threads computes an

@@ -10,7 +10,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "../common/launch.cuh" /* STR() */
+#include "../common/launch.cuh" /* KNOB() */
 #include "variants.h"
 
 /* ------------------------------------------------------------------------ */
@@ -55,12 +55,12 @@ extern "C" cudaError_t launch_gemm_naive(int M, int N, int K, const float *A, co
 /* tiled                                                                     */
 /* ------------------------------------------------------------------------ */
 
-#ifndef TILE
-#define TILE 32 /**< tiled kernel: tile edge; the block is TILE x TILE threads */
+#if !defined(TILE)
+#error "TILE: set by 01_naive/Makefile (make help lists them); build with make"
 #endif
 static_assert(TILE * TILE <= 1024, "TILE x TILE threads must fit in one block");
 
-extern "C" const char gemm_tiled_knobs[] = "TILE=" STR(TILE);
+extern "C" const char gemm_tiled_knobs[] = KNOB(TILE);
 
 /**
  * @brief A TILE x TILE block stages tiles of A and B in shared memory.

@@ -23,23 +23,11 @@
 
 #include "kernel.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
-#ifndef BM
-#define BM 128 /**< rows of C per block */
-#endif
-#ifndef BN
-#define BN 128 /**< columns of C per block */
-#endif
-#ifndef BK
-#define BK 32 /**< depth of one A/B tile along K */
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 2 /**< blocks per SM the register budget must allow */
-#endif
-#ifndef STAGES
-#define STAGES 2 /**< tiles the ring holds (2: double buffering) */
+#if !defined(BM) || !defined(BN) || !defined(BK) || !defined(MIN_BLOCKS) || !defined(STAGES)
+#error "BM BN BK MIN_BLOCKS STAGES: set by 02_double_buffer/Makefile (make help lists them); build with make"
 #endif
 
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
@@ -48,11 +36,9 @@
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 
 extern "C" const char gemm_double_buffer_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES);
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS) KNOB(STAGES);
 
 namespace cg = cooperative_groups;
-
 
 /**
  * @brief Register-blocked GEMM whose tiles arrive through a STAGES-deep

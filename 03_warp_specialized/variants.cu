@@ -16,10 +16,10 @@
 
 #include "variants.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 #include "knobs.h"              /* BM BN BK STAGES PRODUCER_WARPS MIN_BLOCKS, as kernel.cu */
-#ifndef STORER_WARPS
-#define STORER_WARPS 1 /**< warps that only write C */
+#if !defined(STORER_WARPS)
+#error "STORER_WARPS: set by 03_warp_specialized/Makefile (make help lists them); build with make"
 #endif
 
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
@@ -33,9 +33,8 @@
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 
 extern "C" const char gemm_warp_specialized_storer_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
-    " STORER_WARPS=" STR(STORER_WARPS);
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS) KNOB(STAGES) KNOB(PRODUCER_WARPS)
+    KNOB(STORER_WARPS);
 
 /**
  * @brief Warp-specialized GEMM with three roles: warps 0 .. PRODUCER_WARPS-1

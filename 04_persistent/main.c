@@ -10,13 +10,13 @@
  *                  make chapter-04 GROUP=1 STORER_WARPS=4 PRODUCER_WARPS=4 && ./run
  *                  ./run --tasks 10000 --only tasks     the task queue only
  *                  ./run --skip-reset --only tasks      the counter pitfall: FAILED, exit 1
- *                  ./run --only spawn                   tasks that create tasks (spawn.cu)
+ *                  ./run --only spawn                   tasks that create tasks (demos/spawn.cu)
  * Options:         ./run --help
  */
 #include "../03_warp_specialized/kernel.h"
 #include "kernel.h"
-#include "spawn.h"
-#include "tasks.h"
+#include "demos/spawn.h"
+#include "demos/tasks.h"
 #include "variants.h"
 
 #include "../common/exit_codes.h"

@@ -14,9 +14,9 @@
  * loop. Each group is 4 warps computing a 64 x 128 tile (the same 8 x 8
  * per thread as chapter 01's compute step); the two groups have as many
  * threads, and the same registers per thread, as kernel.cu's 8 consumer
- * warps. Its own file: the tile (BM = 64) differs from the chapter's knobs;
- * BK, STAGES, PRODUCER_WARPS and GROUP keep the chapter's defaults, and the
- * STAGES stages are split between the two rings.
+ * warps. Its own file: the tile (BM = 64) differs from the chapter's BM;
+ * BN, BK, PRODUCER_WARPS and GROUP are the chapter's knobs, and its own
+ * knob PINGPONG_STAGES (even) is split between the two rings.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -24,22 +24,28 @@
 
 #include "variants.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
-#define BM 64 /**< rows of a consumer group's tile (the chapter's BM is 128) */
-#include "knobs.h"              /* BN BK STAGES PRODUCER_WARPS GROUP */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
+#include "knobs.h"              /* BN BK PRODUCER_WARPS GROUP (the Makefile sets them) */
+#undef BM
+#define BM 64 /**< rows of a consumer group's tile (the chapter's BM knob: the lesson's 128) */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 #include "../03_warp_specialized/roles.cuh" /* named_barrier_sync() */
 #include "tile_order.cuh" /* tile_coords() */
 
-#define RING_STAGES (STAGES / 2) /**< stages of each group's ring */
+#if !defined(PINGPONG_STAGES)
+#error "PINGPONG_STAGES: set by 04_persistent/Makefile (make help lists it); build with make"
+#endif
+#define RING_STAGES (PINGPONG_STAGES / 2) /**< stages of each group's ring */
+#define PP_SMEM ((size_t)PINGPONG_STAGES * STAGE_FLOATS * sizeof(float)) /**< dynamic shared memory: both rings */
 #define PP_THREADS (PRODUCER_THREADS + 2 * CONSUMER_THREADS) /**< threads per block */
-static_assert(STAGES % 2 == 0 && RING_STAGES >= 2, "STAGES must be even, 2 stages per ring at least");
+static_assert(PINGPONG_STAGES % 2 == 0 && RING_STAGES >= 2 && PINGPONG_STAGES <= 8,
+              "PINGPONG_STAGES must be even, 4..8: 2 stages per ring at least");
 static_assert(PP_THREADS <= 1024, "too many threads per block");
 
 extern "C" const char gemm_persistent_pingpong_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
-    " (two rings) PRODUCER_WARPS=" STR(PRODUCER_WARPS) " GROUP=" STR(GROUP) " consumer_groups=2";
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(PINGPONG_STAGES) " (two rings)" KNOB(PRODUCER_WARPS) KNOB(GROUP)
+    " consumer_groups=2";
 
 /**
  * @brief The producers and consumer group @p g, as the group argument of
@@ -156,7 +162,7 @@ static int pingpong_blocks;
 extern "C" cudaError_t launch_gemm_persistent_pingpong(int M, int N, int K, const float *A, const float *B,
                                                        float *C, cudaStream_t stream)
 {
-    const size_t smem = RING_BYTES;
+    const size_t smem = PP_SMEM;
     cudaError_t err;
     if (pingpong_counter == NULL) {
         int dev, sms, per_sm;
@@ -176,4 +182,4 @@ extern "C" cudaError_t launch_gemm_persistent_pingpong(int M, int N, int K, cons
     gemm_persistent_pingpong<<<grid, PP_THREADS, smem, stream>>>(M, N, K, A, B, C, pingpong_counter);
     return cudaGetLastError();
 }
-SMEM_REPORT(persistent_pingpong, RING_BYTES)
+SMEM_REPORT(persistent_pingpong, PP_SMEM)

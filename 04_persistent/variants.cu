@@ -19,10 +19,10 @@
 
 #include "variants.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 #include "knobs.h"              /* BM BN BK STAGES PRODUCER_WARPS MIN_BLOCKS GROUP, as kernel.cu */
-#ifndef STORER_WARPS
-#define STORER_WARPS 1 /**< warps that only write C, in the storer variants */
+#if !defined(STORER_WARPS)
+#error "STORER_WARPS: set by 04_persistent/Makefile (make help lists them); build with make"
 #endif
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), store4_guarded(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
@@ -35,13 +35,11 @@
 static_assert(STORER_WARPS >= 1 && STORER_BLOCK_THREADS <= 1024, "1 or more storer warps, at most 1024 threads");
 
 extern "C" const char gemm_persistent_residual_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
-    " GROUP=" STR(GROUP);
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS) KNOB(STAGES) KNOB(PRODUCER_WARPS)
+    KNOB(GROUP);
 extern "C" const char gemm_persistent_storer_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN)
-    " MIN_BLOCKS=" STR(MIN_BLOCKS) " STAGES=" STR(STAGES) " PRODUCER_WARPS=" STR(PRODUCER_WARPS)
-    " GROUP=" STR(GROUP) " STORER_WARPS=" STR(STORER_WARPS);
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS) KNOB(STAGES) KNOB(PRODUCER_WARPS)
+    KNOB(GROUP) KNOB(STORER_WARPS);
 
 /**
  * @brief The consumers' residual epilogue: C = acc + R for the thread's

@@ -26,12 +26,14 @@
 
 #include "kernel.h"
 
+#include "../common/launch.cuh" /* KNOB() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
-#ifndef THREADS
-#define THREADS 256 /**< threads per block of this file's kernels (groups.cu's keep GROUPS_THREADS) */
+#if !defined(THREADS)
+#error "THREADS: set by 05_cooperative_grid/Makefile (make help lists them); build with make"
 #endif
 static_assert(THREADS % 32 == 0 && THREADS <= 1024, "THREADS must be a multiple of 32, at most 1024");
+extern "C" const char coop_knobs[] = KNOB(THREADS);
 
 namespace cg = cooperative_groups;
 

@@ -18,6 +18,8 @@ typedef enum { COOP_TWO_STAGE, COOP_SOFTMAX, COOP_SYNC_LOOP } coop_kernel;
 
 /** @brief Threads per block (the THREADS knob). */
 int coop_threads(void);
+/** @brief " THREADS=...": the knob, appended to every row's knobs string. */
+extern const char coop_knobs[];
 /** @brief Bytes of one block's softmax partial result. */
 size_t coop_partial_bytes(void);
 /**

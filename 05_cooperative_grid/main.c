@@ -9,7 +9,7 @@
  *                  ./run --iters 100 --elements 4194304
  *                  ./run --blocks 100000     more blocks than can be resident: refused, exit 3
  *                  ./run --no-coop           the fallback path (as on a GPU without cooperative launch)
- *                  ./run --only groups,reduce,jacobi   the Cooperative Groups demonstrations (groups.cu)
+ *                  ./run --only groups,reduce,jacobi   the Cooperative Groups demonstrations (demos/groups.cu)
  * Options:         ./run --help
  */
 #include <math.h>
@@ -20,8 +20,8 @@
 #include "../common/exit_codes.h"
 #include "../common/matrix.h"
 #include "../common/runner.h"
-#include "../04_persistent/graph.h" /* graph_capture(), taught in chapter 04 */
-#include "groups.h" /* the Cooperative Groups demonstrations */
+#include "../04_persistent/demos/graph.h" /* graph_capture(), taught in chapter 04 */
+#include "demos/groups.h" /* the Cooperative Groups demonstrations */
 #include "kernel.h"
 
 #define CHAPTER "05_cooperative_grid" /**< folder name, in messages and the CSV */
@@ -133,10 +133,10 @@ static int two_stage_section(state *s, int coop)
             s->iters, s->n);
 
     graph = graph_capture(run_two_stage_launches, s, &capture_ms);
-    snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d", 2 * s->iters, s->grid);
-    snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d capture_ms=%.1f grid=%d", 2 * s->iters + 1,
-             capture_ms, s->grid);
-    snprintf(knobs[2], sizeof knobs[2], "launches=1 grid_syncs=%d grid=%d", 2 * s->iters, s->grid);
+    snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d%s", 2 * s->iters, s->grid, coop_knobs);
+    snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d capture_ms=%.1f grid=%d%s", 2 * s->iters + 1,
+             capture_ms, s->grid, coop_knobs);
+    snprintf(knobs[2], sizeof knobs[2], "launches=1 grid_syncs=%d grid=%d%s", 2 * s->iters, s->grid, coop_knobs);
     run_checked(e, "two_stage_launches", knobs[0], run_two_stage_launches, s, poison_two_stage,
                 check_two_stage, s, &rows[nrows++]);
     run_checked(e, "two_stage_graph", knobs[1], graph_run, &graph, poison_two_stage, check_two_stage,
@@ -220,8 +220,8 @@ static int softmax_section(state *s, int coop)
     for (i = 0; i < s->n; ++i) sum += exp(s->hx[i] - mx);
     for (i = 0; i < s->n; ++i) s->hy_want[i] = exp(s->hx[i] - mx) / sum;
     fprintf(e->out, "\n[softmax] y = exp(x - max x) / sum exp(x - max x) over one vector of %d elements\n", s->n);
-    snprintf(knobs[0], sizeof knobs[0], "launches=2 grid=%d", s->grid);
-    snprintf(knobs[1], sizeof knobs[1], "launches=1 grid_syncs=1 grid=%d", s->grid);
+    snprintf(knobs[0], sizeof knobs[0], "launches=2 grid=%d%s", s->grid, coop_knobs);
+    snprintf(knobs[1], sizeof knobs[1], "launches=1 grid_syncs=1 grid=%d%s", s->grid, coop_knobs);
     run_checked(e, "softmax_two_kernels", knobs[0], run_softmax_two_kernels, s, poison_softmax,
                 check_softmax, s, &rows[nrows++]);
     if (coop)
@@ -264,14 +264,14 @@ static void sync_section(state *s, int coop, int fixed_grid)
     fprintf(e->out, "\n[sync] the barrier alone: %d empty launches of %d blocks, as a graph, and %d grid.sync() in one launch\n",
             s->iters, s->grid, s->iters);
     graph = graph_capture(run_empty_grids, s, &capture_ms);
-    snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d", s->iters, s->grid);
-    snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d grid=%d", s->iters, s->grid);
+    snprintf(knobs[0], sizeof knobs[0], "launches=%d grid=%d%s", s->iters, s->grid, coop_knobs);
+    snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d grid=%d%s", s->iters, s->grid, coop_knobs);
     run_checked(e, "sync_empty_launches", knobs[0], run_empty_grids, s, NULL, NULL, NULL, &rows[nrows++]);
     run_checked(e, "sync_empty_graph", knobs[1], graph_run, &graph, NULL, NULL, NULL, &rows[nrows++]);
     CUDA_CHECK(cudaGraphExecDestroy(graph));
     for (per_sm = 1; coop && per_sm <= s->per_sm && nrows < 12; per_sm *= 2) {
         if (!fixed_grid) s->grid = per_sm * e->dev.sms;
-        snprintf(knobs[nrows], sizeof knobs[nrows], "launches=1 grid_syncs=%d grid=%d", s->iters, s->grid);
+        snprintf(knobs[nrows], sizeof knobs[nrows], "launches=1 grid_syncs=%d grid=%d%s", s->iters, s->grid, coop_knobs);
         run_checked(e, "sync_grid", knobs[nrows], run_sync_loop, s, NULL, NULL, NULL, &rows[nrows]);
         ++nrows;
         if (fixed_grid) break;

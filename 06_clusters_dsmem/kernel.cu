@@ -44,18 +44,17 @@
 
 #include "kernel.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
-#include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER and their defaults */
+#include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER (the Makefile sets them) */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 #include "cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "dsmem_tiles.cuh" /* PART_K, bulk_copy_to_peer(), cluster_gemm_config() */
 
 extern "C" const char gemm_cluster_knobs[] =
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)
-    " PRODUCER_WARPS=" STR(PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER);
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(STAGES) KNOB(PRODUCER_WARPS) KNOB(CLUSTER);
 extern "C" const unsigned gemm_cluster_threads = WS_THREADS;
 extern "C" const size_t gemm_cluster_smem = cluster_smem;
 

@@ -1,7 +1,7 @@
 /**
  * @file 06_clusters_dsmem/kernel.h
  * @brief Launcher of chapter 06's cluster GEMM (C = A * B, row-major FP32),
- *        and the cluster demonstrations (clusters.cu, cluster_demo.c).
+ *        and the cluster demonstrations (demos/clusters.cu, demos/cluster_demo.c).
  */
 #ifndef CH06_KERNEL_H
 #define CH06_KERNEL_H

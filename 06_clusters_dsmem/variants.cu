@@ -24,7 +24,7 @@
 
 #include "variants.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER, as kernel.cu */
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
@@ -46,9 +46,8 @@ static_assert((A_ROWS * BK / 4) % REG_PRODUCER_THREADS == 0 && (BK * BN / 4) % R
               "the producer threads must split the A part and the B tile evenly");
 
 /** @brief The knobs string of a variant, ending with @p extra. */
-#define VARIANT_KNOBS(extra)                                                                                  \
-    "BM=" STR(BM) " BN=" STR(BN) " BK=" STR(BK) " TM=" STR(TM) " TN=" STR(TN) " STAGES=" STR(STAGES)         \
-    " PRODUCER_WARPS=" STR(REG_PRODUCER_WARPS) " CLUSTER=" STR(CLUSTER) extra
+#define VARIANT_KNOBS(extra) \
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(STAGES) " PRODUCER_WARPS=" STR(REG_PRODUCER_WARPS) KNOB(CLUSTER) extra
 extern "C" const char gemm_cluster_registers_knobs[] = VARIANT_KNOBS(" registers");
 extern "C" const char gemm_cluster_fenced_knobs[] = VARIANT_KNOBS(" registers fenced_release");
 extern "C" const char gemm_cluster_leader_knobs[] = VARIANT_KNOBS(" leader_loads_A");

@@ -53,10 +53,10 @@
 
 #include "kernel.h"
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 #include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
-#include "knobs.h" /* STAGES CLUSTER_M CLUSTER_N and their defaults */
+#include "knobs.h" /* STAGES CLUSTER_M CLUSTER_N (the Makefile sets them) */
 #include "../01_naive/guarded.cuh" /* store4_guarded(), rows_aligned16() */
 #include "../06_clusters_dsmem/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
@@ -92,9 +92,9 @@ static_assert(BK % CLUSTER_M == 0 && BK % CLUSTER_N == 0, "the clusters' slices 
 
 /** @brief The register split in the knobs strings: producer / consumer registers per thread. */
 #define REGS_KNOBS " REGS=" STR(PRODUCER_REGS) "/" STR(CONSUMER_REGS)
-extern "C" const char gemm_tma_knobs[] = "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=1x1" REGS_KNOBS;
+extern "C" const char gemm_tma_knobs[] = KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(STAGES) " CLUSTER=1x1" REGS_KNOBS;
 extern "C" const char gemm_tma_multicast_knobs[] =
-    "BM=256 BN=128 BK=16 TM=16 TN=8 STAGES=" STR(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N) REGS_KNOBS;
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N) REGS_KNOBS;
 
 namespace cg = cooperative_groups;
 

@@ -23,7 +23,7 @@
 #include "variants.h"
 #include "kernel.h" /* tma_stage() */
 
-#include "../common/launch.cuh" /* STR(), smem_opt_in() */
+#include "../common/launch.cuh" /* KNOB(), smem_opt_in() */
 
 #include "knobs.h" /* CLUSTER_M CLUSTER_N, as kernel.cu */
 
@@ -35,8 +35,8 @@
 #define CONSUMER_THREADS BLOCKED_THREADS    /**< threads that compute: one 8x8 block each */
 #define TMA_THREADS (32 + CONSUMER_THREADS) /**< one producer warp (one thread issues), then the consumers */
 #define B_TILE_FLOATS (BK * BN)             /**< Bs[BK][BN] */
-#ifndef RING
-#define RING 4 /**< stages: chapter 06's ring (the STAGES knob is the lesson kernel's) */
+#if !defined(RING)
+#error "RING: set by 07_tma_multicast/Makefile (make help lists them); build with make"
 #endif
 /* Registers: the 9 warps are spread over the SM's four schedulers, each
  * with 16384 registers, so one of them holds 3 warps: 168 registers per
@@ -57,8 +57,9 @@ SMEM_REPORT(tma128_swizzled, SMEM_OF(true))
 SMEM_REPORT(tma128_transposed, SMEM_OF(false))
 SMEM_REPORT(tma128_fenced, SMEM_OF(false))
 
-/** @brief The knobs every variant reports. */
-#define TMA128_KNOBS "BM=128 BN=128 BK=32 TM=8 TN=8 STAGES=" STR(RING) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N)
+/** @brief The knobs every variant reports (its ring, RING, as STAGES= like the lesson's). */
+#define TMA128_KNOBS \
+    KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) " STAGES=" STR(RING) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N)
 extern "C" const char gemm_tma128_swizzled_knobs[] = TMA128_KNOBS;
 extern "C" const char gemm_tma128_transposed_knobs[] = TMA128_KNOBS;
 extern "C" const char gemm_tma128_fenced_knobs[] = TMA128_KNOBS;

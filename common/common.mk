@@ -7,8 +7,9 @@
 #   MIN_CC_FOR  what needs it, for the messages (e.g. cp.async)
 #   KNOBS       names of its tunable macros; each has a line
 #                 NAME ?= default   # what it means
-#               and reaches this chapter's kernel.cu and variants.cu (only)
-#               as -DNAME=value
+#               (their one home: the sources have no defaults, make help
+#               reads this line) and reaches every .cu file of the chapter's
+#               own (not its parents') as -DNAME=value
 #   KNOBS_99KB, KNOBS_163KB   NAME=value ..., the defaults that change on
 #               parts whose blocks may have that much shared memory
 #               (common/arch.mk), so that every kernel fits there; they
@@ -61,8 +62,13 @@ $(foreach kv,$(KNOBS_$(SMEM_CLASS)),$(if $(filter file,$(origin $(firstword $(su
 KNOB_DEFS := $(foreach k,$(KNOBS),-D$(k)=$(strip $($(k))))
 TOO_BIG := $(strip $(TOO_BIG_$(SMEM_CLASS)))
 # A parent chapter's kernel linked as a baseline (../NN_x/kernel.cu) is
-# built with that chapter's settings for this part: its KNOBS_<class> line.
-parent_knob_defs = $(foreach kv,$(shell sed -n 's/^KNOBS_$(SMEM_CLASS) *:= *\([^\#]*\).*/\1/p' $(dir $(1))Makefile),-D$(kv))
+# built with that chapter's knobs for this part, as its own Makefile gives
+# them: asked of it with nothing from this command line or environment
+# (make chapter-04 STAGES=6 changes chapter 04's kernels, not chapter 03's).
+# Asked once per parent (PKD_<dir> caches it).
+parent_knob_defs = $(or $(PKD_$(dir $(1))),$(eval PKD_$(dir $(1)) := $(shell env -i PATH="$$PATH" \
+                     $(MAKE) -s --no-print-directory -C $(dir $(1)) print-KNOB_DEFS \
+                     ARCH=$(ARCH) SMEM_PER_BLOCK=$(SMEM_PER_BLOCK)))$(PKD_$(dir $(1))))
 # The harness (common/runner.c) checks the GPU against these at run time.
 CHAPTER_DEFS := -DTUTORIAL_MIN_CC=$(MIN_CC) \
                 -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"' \
@@ -75,9 +81,6 @@ ifeq ($(TRACE),1)
   TRACE_DEFS := -DTUTORIAL_TRACE
 endif
 
-# Knobs go to this chapter's kernel.cu and variants.cu only: a parent
-# chapter's kernel linked as the baseline (EXTRA_CU) keeps the defaults
-# written in its own source.
 NVCCFLAGS_ALL := -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
 ifeq ($(DEBUG),1)
   CFLAGS_ALL += -O0 -g
@@ -122,9 +125,10 @@ $(BIN): $(OBJS)
 	@echo "  LINK    $@  ($(CHAPTER), $(ARCH)$(if $(strip $(KNOB_DEFS)), $(strip $(KNOB_DEFS)))$(if $(TRACE_DEFS), TRACE=1))"
 	$(Q)$(NVCC) $(LDFLAGS_ALL) -o $@ $(OBJS) $(LDLIBS_ALL)
 
-# The knobs a .cu file is built with: this chapter's for its kernel.cu and
-# variants.cu, a parent's for the parent's kernel, none for the others.
-cu_defs = $(if $(filter kernel.cu variants.cu,$(1)),$(KNOB_DEFS),$(if $(filter ../%,$(1)),$(call parent_knob_defs,$(1))))
+# The knobs a .cu file is built with: a parent's for the parent's kernel,
+# this chapter's for every other (a source that uses a knob it is not given
+# stops the build: the sources have no defaults).
+cu_defs = $(if $(filter ../%,$(1)),$(call parent_knob_defs,$(1)),$(KNOB_DEFS))
 define cu_rule
 $(call src_obj,$(1)): $(1) $(BUILD)/flags
 	@echo "  NVCC    $$<"

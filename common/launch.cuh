@@ -1,7 +1,7 @@
 /**
  * @file launch.cuh
- * @brief What every chapter's launchers share: STR() to print a knob's
- *        value, the opt-in to more than 48 KB of dynamic shared memory
+ * @brief What every chapter's launchers share: KNOB() to record a knob's
+ *        name and value, the opt-in to more than 48 KB of dynamic shared memory
  *        (after checking that the GPU has that much), and SMEM_REPORT()
  *        for `make smem`.
  */
@@ -13,7 +13,13 @@
 #include "device.h" /* smem_fits() */
 
 #define STR_(x) #x      /**< @brief helper of STR() */
-#define STR(x) STR_(x) /**< @brief a macro's value as a string, for the knob strings */
+#define STR(x) STR_(x) /**< @brief a macro's value as a string */
+/**
+ * @brief " NAME=value" for a knob, the Makefile's -DNAME=value read back:
+ *        a kernel's knobs string is the KNOB()s of the knobs it reads
+ *        (the harness drops the leading space).
+ */
+#define KNOB(name) " " #name "=" STR(name)
 
 /**
  * @brief `make smem`'s record of a launcher: the kernel's name (as --only

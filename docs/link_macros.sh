@@ -23,7 +23,7 @@ for ch in [0-9][0-9]_*/; do
     # file name is not unique, else without) and its README page.
     pages=("$html/md_${ch}_README.html")
     declare -A page_of=()
-    for f in "$ch"/*.cu "$ch"/*.cuh "$ch"/*.h "$ch"/*.c; do
+    for f in "$ch"/*.cu "$ch"/*.cuh "$ch"/*.h "$ch"/*.c "$ch"/demos/*; do
         [ -f "$f" ] || continue
         p=$(mangle "$f")
         [ -f "$html/$p.html" ] || p=$(mangle "$(basename "$f")")

@@ -6,7 +6,8 @@
 settings() {
     unset PTX_MUST PTX_MUST_NOT PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
         GPU_EXIT_CASES BENCH_KERNEL BENCH_ALSO_8192 BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
-        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU
+        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU \
+        KNOBS_TEST KNOBS_TEST_ARGS KNOB_FORMS KNOB_FIXED
     PTX_MUST=() PTX_MUST_NOT=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() BENCH_DEMO_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= BENCH_ALSO_8192= PROFILE_KERNELS= PROFILE_SKIP=
@@ -16,6 +17,12 @@ settings() {
     # make check-NN: the kernels to run (--only), each exercise's PTX rules,
     # and what of an exercise only the GPU part can check
     CHECK_ONLY= CHECK_PTX=() CHECK_GPU=()
+    # the knobs test (tests/run.sh knobs_recorded): a value other than its
+    # default for every knob of the Makefile, the run's arguments, and how a
+    # knob shows in a knobs string where not as NAME=value (NAME:PATTERN,
+    # %v standing for the value; an extended regex), and the kernels whose
+    # record of a knob is fixed, whatever it is set to (NAME:kernel)
+    KNOBS_TEST=() KNOBS_TEST_ARGS=(--m 256 --n 192 --k 96 --reps 1 --warmup 0) KNOB_FORMS=() KNOB_FIXED=()
     # shellcheck source=/dev/null
     . "$ROOT/tests/chapters/$1.sh"
 }

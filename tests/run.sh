@@ -22,8 +22,8 @@
 # shared-memory size a chapter's settings change for, and Blackwell for 06
 # and 07; built, never run); `make smem` for every ARCH in common/arch.mk
 # fits each kernel in that ARCH's shared memory, or its chapter declares it
-# too big; its PTX has its technique; its Makefile's knob defaults are the
-# ones in its kernel.cu; building below its compute capability stops with a
+# too big; its PTX has its technique; each knob has one home, its Makefile
+# line (no source defines it; KNOB() records it); building below its compute capability stops with a
 # message; `make help` there; ./run --help, bad options (exit 2) and no GPU
 # (exit 3); `make chapter-NN`; make help, the results tables, the figures
 # and the docs. The classroom: each chapter's exercise regions are
@@ -44,7 +44,8 @@
 # tools, the planted faults; make check-NN passes each lesson and fails its
 # untouched starter and every wrong solution, and grades the sample class;
 # each chapter's settings for smaller parts (SMEM_PER_BLOCK) verified under
-# --smem-limit at odd shapes.
+# --smem-limit at odd shapes; each chapter built with every knob away from
+# its default (KNOBS_TEST), its kernels' records showing the new values.
 #
 # Each test's output goes to tests/build/logs/NAME.log; a failing test
 # prints the end of its log. The last line is "N passed, N failed, N skipped";
@@ -253,19 +254,72 @@ ptx_check() { # chapter
     return $ok
 }
 
-# The Makefile's `KNOB ?= value` is the default kernel.cu (or variants.cu,
-# or the chapter's knobs.h) falls back to (#ifndef KNOB / #define KNOB value), which a later chapter
-# compiling this kernel as its baseline gets.
-knob_defaults_agree() { # chapter
-    local ch=$1 k mk cu ok=0
+# A knob's one home is its Makefile line `KNOB ?= default  # meaning`: no
+# source of the chapter defines it (but after an #undef, where a file
+# overrides it on purpose), and no knobs string types its name and value
+# (KNOB(NAME) records them, common/launch.cuh).
+knob_one_home() { # chapter
+    local ch=$1 k n src ok=0
+    src=$(ls "$ch"/*.cu "$ch"/*.cuh "$ch"/*.h "$ch"/demos/* 2>/dev/null)
     for k in $(make -s --no-print-directory -C "$ch" print-KNOBS); do
-        mk=$(sed -n "s/^$k *?= *\([^ #]*\).*/\1/p" "$ch/Makefile")
-        cu=$(awk -v k="$k" '$1 == "#ifndef" && $2 == k { getline; if ($1 == "#define" && $2 == k) print $3 }' \
-            "$ch/kernel.cu" $(ls "$ch/variants.cu" "$ch/knobs.h" 2>/dev/null) | sort -u)
-        echo "$k: Makefile '$mk', sources '$cu'"
-        [ -n "$mk" ] && [ "$mk" = "$cu" ] || ok=1
+        n=$(grep -cE "^$k +\?= *[^ #]+ *# *[^ ]" "$ch/Makefile")
+        echo "$k: $n Makefile line(s) with a default and a meaning"
+        [ "$n" = 1 ] || ok=1
+        # shellcheck disable=SC2086
+        if awk -v k="$k" '$1 == "#undef" && $2 == k { u = 1; next }
+                          $1 == "#define" && $2 == k && !u { print FILENAME ": " $0; bad = 1 } { u = 0 }
+                          END { exit !bad }' $src; then echo "  ^ $k defined in a source"; ok=1; fi
+        # shellcheck disable=SC2086
+        if grep -nE "\"[ ]?$k=\" *STR\($k\)" $src; then echo "  ^ $k typed in a knobs string: KNOB($k)"; ok=1; fi
     done
     return $ok
+}
+
+# Built with a value other than its default for every knob
+# (tests/chapters/NN.sh's KNOBS_TEST), the chapter's own kernels record the
+# new values: each that records a knob (NAME=value, or KNOB_FORMS) in the
+# default run records the new value, and some kernel records each.
+# Kernels linked from a parent chapter keep their own knobs and are left out.
+knobs_recorded() { # chapter
+    local ch=$1 k earlier own
+    settings "$ch"
+    for k in $(make -s --no-print-directory -C "$ch" print-KNOBS); do
+        printf '%s\n' "${KNOBS_TEST[@]}" | grep -q "^$k=" || { echo "KNOBS_TEST sets no value for $k"; return 1; }
+    done
+    # the names that an earlier chapter's table has are its kernels, linked here
+    earlier=$(for d in [0-9][0-9]_*/; do d=${d%/}; [[ "$d" < "$ch" ]] && gemm_names "$d" | tr , '\n'; done | sort -u)
+    own=$(gemm_names "$ch" | tr , '\n' | grep -vxF -e cublas ${earlier:+-e "$earlier"} | paste -sd, -)
+    "$ch/run" "${KNOBS_TEST_ARGS[@]}" ${own:+--only "$own"} --csv >"$ch/build/knobs-default.csv" || return 1
+    "$ch/build/knobs-test/run" "${KNOBS_TEST_ARGS[@]}" ${own:+--only "$own"} --csv >"$ch/build/knobs-test.csv" || return 1
+    python3 - "$ch" "$ch/build/knobs-default.csv" "$ch/build/knobs-test.csv" \
+        "$(for k in $(make -s --no-print-directory -C "$ch" print-KNOBS); do
+               echo "$k=$(make -s --no-print-directory -C "$ch" "print-$k")"; done)" \
+        "$(printf '%s\n' "${KNOBS_TEST[@]}")" "$(printf '%s\n' "${KNOB_FORMS[@]}")" \
+        "$(printf '%s\n' "${KNOB_FIXED[@]}")" <<'PY'
+import csv, re, sys
+ch, fdef, ftest, defaults, tests, forms, fixed = sys.argv[1:]
+pairs = lambda t: dict(l.split("=", 1) for l in t.split("\n") if l)
+defaults, tests = pairs(defaults), pairs(tests)
+forms = dict(l.split(":", 1) for l in forms.split("\n") if l)
+fixed = {tuple(l.split(":", 1)) for l in fixed.split("\n") if l}
+rows = lambda f: {r["kernel"]: r["knobs"] for r in csv.DictReader(l for l in open(f) if not l.startswith("#"))}
+d, t = rows(fdef), rows(ftest)
+ok = bool(d) and d.keys() == t.keys()
+print(f"{len(d)} kernels: {', '.join(d)}" if ok else f"kernels differ: {sorted(d)} / {sorted(t)}")
+def shows(knobs, k, v):
+    pat = forms.get(k, r"(^| )" + k + "=%v( |$)").replace("%v", re.escape(v))
+    return re.search(pat, knobs) is not None
+for k, v in tests.items():
+    if v == defaults.get(k):
+        print(f"{k}={v} is its default"); ok = False; continue
+    seen = [n for n in t if shows(t[n], k, v)]
+    stale = [n for n in d if shows(d[n], k, defaults[k]) and not shows(t[n], k, v) and (k, n) not in fixed]
+    print(f"{k}: {defaults[k]} -> {v}: recorded by {', '.join(seen) or 'NONE'}"
+          + (f"; still {defaults[k]} or absent in {', '.join(stale)}" if stale else ""))
+    ok = ok and bool(seen) and not stale
+for n in t: print(f"  {n}: {t[n]}")
+sys.exit(0 if ok else 1)
+PY
 }
 
 # make smem for one ARCH: each kernel's dynamic shared memory fits what
@@ -298,7 +352,7 @@ smem_fits() { # arch
 # Every launcher that opts in to shared memory names its kernels for make smem.
 smem_reported() {
     local f ok=0
-    for f in $(grep -l 'smem_opt_in((' [0-9][0-9]_*/*.cu); do
+    for f in $(grep -l 'smem_opt_in((' [0-9][0-9]_*/*.cu [0-9][0-9]_*/demos/*.cu); do
         if grep -q '^SMEM_REPORT(' "$f"; then echo "$f: reports"; else echo "$f: calls smem_opt_in() and has NO SMEM_REPORT line"; ok=1; fi
     done
     return $ok
@@ -388,13 +442,14 @@ make_help_lists_chapters() {
 }
 
 # The site builds without warnings, and a chapter's macros link to its own
-# definitions (chapter 03's kernel uses BM from 03's knobs.h, not 01's).
+# definitions (chapter 03's kernel uses PRODUCER_THREADS from 03's knobs.h,
+# not from 04's or 06's, which define it too).
 docs_build() {
     make --no-print-directory docs && [ -f docs/html/index.html ] || return 1
     local page=docs/html/03__warp__specialized_2kernel_8cu_source.html
-    grep -q 'href="03__warp__specialized_2knobs_8h\.html#[a-f0-9]*">BM<' "$page" &&
-        ! grep -q 'href="01__naive_[^"]*">BM<' "$page" || {
-        echo "$page: BM does not link to chapter 03's knobs.h"
+    grep -q 'href="03__warp__specialized_2knobs_8h\.html#[a-f0-9]*">PRODUCER_THREADS<' "$page" &&
+        ! grep -q 'href="0[46]__[^"]*">PRODUCER_THREADS<' "$page" || {
+        echo "$page: PRODUCER_THREADS does not link to chapter 03's knobs.h"
         return 1
     }
 }
@@ -670,7 +725,7 @@ handout_ok() {
         return 1
     fi
     if grep -rq 'instructor\.md' "$h" --include='*.md'; then echo "a page still links to instructor.md"; return 1; fi
-    (cd "$h" && for f in [0-9][0-9]_*/*.cu [0-9][0-9]_*/*.cuh; do awk -v mode=list -f tests/classroom/regions.awk "$f"; done) |
+    (cd "$h" && for f in [0-9][0-9]_*/*.cu [0-9][0-9]_*/*.cuh [0-9][0-9]_*/demos/*.cu; do awk -v mode=list -f tests/classroom/regions.awk "$f"; done) |
         awk -F'\t' '$5 == "written" { print "an answer is left in " $1 ":" $2; bad = 1 } END { exit bad }' || return 1
     # and no answer's line anywhere else in it (variants, later chapters, pages, diffs)
     bash tests/classroom/leaks.sh "$PWD" "$h" || { echo "answers found in the handout (above)"; return 1; }
@@ -734,7 +789,7 @@ host_tier() {
         fi
         queue 0 "$ch: exercise regions are well-formed" regions_ok "$ch"
         queue 0 "$ch: make exercise-${ch%%_*} builds the starter, make check-${ch%%_*} fails it" starter_fails_check "$ch"
-        queue 0 "$ch: Makefile knob defaults are the sources'" knob_defaults_agree "$ch"
+        queue 0 "$ch: each knob has one home (its Makefile line), KNOB() records it" knob_one_home "$ch"
         queue 0 "$ch: make help lists its knobs" make_help_lists_knobs "$ch"
         queue 0 "$ch: building below its compute capability stops with a message" below_min_refused "$ch"
         queue 0 "$ch: --help lists the options and its names" help_exit_0 "$ch"
@@ -876,6 +931,9 @@ full_gpu_tier() {
         done
         queue 0 "$ch [TRACE=1]: builds" make --no-print-directory -C "$ch" TRACE=1 WERROR=1 BUILD=build/trace \
             BIN=build/trace/run
+        settings "$ch"
+        queue 0 "$ch [${KNOBS_TEST[*]}]: builds" make --no-print-directory -C "$ch" WERROR=1 BUILD=build/knobs-test \
+            BIN=build/knobs-test/run "${KNOBS_TEST[@]}"
     done
     queue 0 "tests/gpu (planted faults): builds" make --no-print-directory -C tests/gpu
     [ -f tests/gpu/pipeline_synccheck.cu ] && queue 0 "tests/gpu/pipeline_synccheck: builds" nvcc -std=c++17 -arch=sm_"$(nvidia-smi \
@@ -893,6 +951,7 @@ full_gpu_tier() {
         queue 0 "$ch: make check-${ch%%_*} passes the lesson code" lesson_passes_check "$ch"
         queue 0 "$ch: make check-${ch%%_*} fails the untouched starter" starter_fails_check_gpu "$ch"
         queue 0 "$ch: default run verified" "$ch/run"
+        queue 0 "$ch: every knob away from its default shows in its kernels' records" knobs_recorded "$ch"
         if [ "$GEMM" = 1 ]; then queue_shapes "$ch" "$SHAPES"; fi
         queue_cases "$ch" "${GPU_CASES[@]}"
         # shellcheck disable=SC2046

@@ -39,3 +39,6 @@ CHECK_ONLY=blocked
 CHECK_PTX=('01.1 - ld\.global\.nc\.v4\.f32' '01.2 - bar\.sync >=2' '01.3 - ld\.shared\.v4\.f32')
 CHECK_GPU=("01.1 the tiles' indices (a wrong row, column or k0 compiles to the same loads and stores)"
            "01.3 which values are read (ty for tx compiles to the same four 16-byte reads)")
+
+# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=1 TILE=16)

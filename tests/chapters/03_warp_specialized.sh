@@ -43,3 +43,6 @@ CHECK_PTX=('03.1 - atom\.add\.relaxed\.cta'
            '03.2 - cp\.async\.mbarrier\.arrive' '03.2 - mbarrier\.try_wait before:cp\.async\.(cg|ca)'
            '03.3 - mbarrier\.try_wait after:cp\.async\.(cg|ca)'
            '03.3 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')
+
+# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+KNOBS_TEST=(BM=64 BN=128 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2)

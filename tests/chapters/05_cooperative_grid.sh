@@ -9,7 +9,7 @@ QUICK_SANITIZER=memcheck
 
 # Not a GEMM: no matrix shapes; these cases instead (comma-separated arguments)
 GEMM=0
-# (the Cooperative Groups parts, groups.cu, at small and odd sizes: a tour of
+# (the Cooperative Groups parts, demos/groups.cu, at small and odd sizes: a tour of
 # one thread, a sum of one float, a Jacobi grid with one interior cell)
 SMALL=--reduce-elements=5000,--jacobi-side=67,--jacobi-iters=5
 GPU_CASES=(--elements=1,$SMALL --elements=17,--iters=7,$SMALL --elements=1000,--blocks=1,--only=two_stage+softmax+sync
@@ -49,3 +49,7 @@ TRACE_MUST=(work grid.sync)
 # PTX cannot show (its row says that the GPU part decides).
 CHECK_ONLY=two_stage,softmax
 CHECK_PTX=('05.1 two_stage_cooperative atom\.add\.release\.gpu >=2' '05.2 softmax_cooperative atom\.add\.release\.gpu')
+
+# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+KNOBS_TEST=(THREADS=128)
+KNOBS_TEST_ARGS=(--iters 4 --elements 100000 --reps 1 --warmup 0)

@@ -49,3 +49,7 @@ CHECK_PTX=('06.1 - barrier\.cluster\.arrive >=2' '06.1 - barrier\.cluster\.wait 
            '06.2 - cp\.async\.bulk\.shared::cluster\.shared::cta =1' '06.3 - mbarrier\.expect_tx')
 CHECK_GPU=("06.2 which peer gets the part, from which row (a register operand)"
            "06.3 the byte count and which threads announce it")
+
+# The knobs test: every knob away from its default (tests/run.sh knobs_recorded);
+# the register variants need BM / CLUSTER x BK / 4 to split over their 256 producers.
+KNOBS_TEST=(BM=64 BN=128 BK=64 STAGES=3 PRODUCER_WARPS=2 CLUSTER=4)

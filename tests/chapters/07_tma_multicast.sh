@@ -50,3 +50,12 @@ CHECK_PTX=('07.1 - mov\.u16[[:space:]]+%rs[0-9]+,[[:space:]]+3; if:multicast::cl
            '07.2 - mbarrier\.arrive\.expect_tx' '07.2 - \.multicast::cluster')
 CHECK_GPU=("07.2 the byte count and the slices' offsets"
            "07.3 the tensor maps (host code, not in the kernel's PTX)")
+
+# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+# The 128 x 128 variants record their RING as STAGES=; the cluster's shape
+# and the register split show as CLUSTER=MxN and REGS=P/C.
+KNOBS_TEST=(STAGES=6 CLUSTER_M=1 CLUSTER_N=2 PRODUCER_REGS=56 CONSUMER_REGS=224 RING=3)
+KNOB_FORMS=('RING:STAGES=%v' 'CLUSTER_M:CLUSTER=%vx' 'CLUSTER_N:CLUSTER=[0-9]+x%v' 'PRODUCER_REGS:REGS=%v/'
+            'CONSUMER_REGS:REGS=[0-9]+/%v')
+# tma, the plain TMA kernel, is a 1 x 1 cluster whatever CLUSTER_N says
+KNOB_FIXED=('CLUSTER_N:tma')

@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/tasks.cu
+ * @file 04_persistent/demos/tasks.cu
  * @brief Chapter 04, first demonstration: many small, uneven tasks run four
  *        ways - one launch per task, those launches replayed as a CUDA
  *        Graph, one launch with one block per task, and a persistent kernel
@@ -14,7 +14,7 @@
 
 #include "tasks.h"
 
-#include "../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
+#include "../../common/trace.cuh" /* TRACE_BEGIN/END: nothing unless built with TRACE=1 */
 
 #ifndef TASK_THREADS
 #define TASK_THREADS 256 /**< threads per task (one block) */

@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/tasks_demo.c
+ * @file 04_persistent/demos/tasks_demo.c
  * @brief Chapter 04's task-queue demonstration: make the tasks, run them
  *        four ways, check every output element, time each way.
  */
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/check.h"
-#include "../common/exit_codes.h"
-#include "../common/matrix.h"
+#include "../../common/check.h"
+#include "../../common/exit_codes.h"
+#include "../../common/matrix.h"
 #include "graph.h"
 
 #define MIN_LENGTH 512   /**< shortest segment */

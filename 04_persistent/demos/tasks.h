@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/tasks.h
+ * @file 04_persistent/demos/tasks.h
  * @brief Chapter 04's task-queue demonstration: the task layout, the four
  *        ways to run the tasks (tasks.cu) and the demo driver (tasks_demo.c).
  */
@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../common/runner.h"
+#include "../../common/runner.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/spawn.h
+ * @file 04_persistent/demos/spawn.h
  * @brief Chapter 04's second queue demonstration: tasks that create tasks,
  *        so the work is not known at launch. Each task is a node of a
  *        random tree (its children follow from its key); the ways to run
@@ -10,7 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../common/runner.h"
+#include "../../common/runner.h"
 
 #ifdef __cplusplus
 extern "C" {

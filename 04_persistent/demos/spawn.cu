@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/spawn.cu
+ * @file 04_persistent/demos/spawn.cu
  * @brief Tasks that create tasks: a random tree walked three ways. A
  *        persistent kernel whose threads take tasks from a queue in global
  *        memory and push their children into it while it runs; against

@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/graph.h
+ * @file 04_persistent/demos/graph.h
  * @brief Capturing a sequence of launches into a CUDA Graph, the
  *        launch-side alternative to a persistent kernel that this chapter
  *        measures it against (chapter 05 uses it again for its phases).
@@ -9,7 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../common/runner.h"
+#include "../../common/runner.h"
 
 /**
  * @brief Capture what @p fn enqueues into a CUDA Graph (on a stream of its

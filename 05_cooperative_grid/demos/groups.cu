@@ -1,5 +1,5 @@
 /**
- * @file 05_cooperative_grid/groups.cu
+ * @file 05_cooperative_grid/demos/groups.cu
  * @brief Cooperative Groups below the grid: tiles of a block, the
  *        collectives a tile offers, groups formed at run time, and what
  *        they are worth in a reduction; then a grid-wide reduction and a

@@ -1,5 +1,5 @@
 /**
- * @file 07_tma_multicast/staging_demo.c
+ * @file 07_tma_multicast/demos/staging_demo.c
  * @brief Chapter 07: the cost of the staging pass the lesson's TMA kernels
  *        run before their copies: A^T, and B copied with 16-byte rows when
  *        N is not a multiple of 4. This times that
@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "../common/check.h"
-#include "../common/exit_codes.h"
-#include "kernel.h"
+#include "../../common/check.h"
+#include "../../common/exit_codes.h"
+#include "../kernel.h"
 
 typedef struct {
     int M, N, K;

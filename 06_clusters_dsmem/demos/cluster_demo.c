@@ -1,5 +1,5 @@
 /**
- * @file 06_clusters_dsmem/cluster_demo.c
+ * @file 06_clusters_dsmem/demos/cluster_demo.c
  * @brief Chapter 06's cluster demonstrations, host side: check the cluster
  *        launches, print the cluster occupancy, verify and time the
  *        reductions, the exchanges and the ping-pongs.
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/check.h"
-#include "../common/exit_codes.h"
-#include "../common/matrix.h"
+#include "../../common/check.h"
+#include "../../common/exit_codes.h"
+#include "../../common/matrix.h"
 #include "cluster_demo.h"
-#include "kernel.h"
+#include "../kernel.h"
 
 /* ------------------------------------------------------------ cluster launch */
 

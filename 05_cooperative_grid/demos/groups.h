@@ -1,5 +1,5 @@
 /**
- * @file 05_cooperative_grid/groups.h
+ * @file 05_cooperative_grid/demos/groups.h
  * @brief Launchers of groups.cu: the Cooperative Groups tour, four block
  *        reductions, a grid-wide sum three ways and a 2-D Jacobi
  *        iteration with and without grid.sync().
@@ -56,7 +56,7 @@ cudaError_t launch_jacobi_launches(int n, int iters, float *u, float *v, int gri
 cudaError_t launch_jacobi_cooperative(int n, int iters, float *u, float *v, int grid, cudaStream_t stream);
 
 #ifndef __CUDACC__
-#include "../common/runner.h"
+#include "../../common/runner.h"
 /**
  * @brief The demonstrations --only selects ("groups", "reduce", "jacobi"):
  *        the tour over @p n_tour threads, the reductions of @p n_reduce

@@ -1,5 +1,5 @@
 /**
- * @file 05_cooperative_grid/groups_demo.c
+ * @file 05_cooperative_grid/demos/groups_demo.c
  * @brief Chapter 05's Cooperative Groups demonstrations (groups.cu): the
  *        tour of the API, checked value by value against the host; four
  *        block reductions and a grid-wide sum three ways, checked against
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/check.h"
-#include "../common/exit_codes.h"
-#include "../common/matrix.h"
-#include "../04_persistent/graph.h" /* graph_capture(), taught in chapter 04 */
+#include "../../common/check.h"
+#include "../../common/exit_codes.h"
+#include "../../common/matrix.h"
+#include "../../04_persistent/demos/graph.h" /* graph_capture(), taught in chapter 04 */
 
 /* What the runs and the checks share. */
 typedef struct {

@@ -1,5 +1,5 @@
 /**
- * @file 06_clusters_dsmem/clusters.cu
+ * @file 06_clusters_dsmem/demos/clusters.cu
  * @brief Chapter 06's cluster demonstrations, GPU side: the two ways to
  *        launch a cluster, a reduction through DSMEM atomics against one
  *        through global atomics, and block-to-block exchange (bandwidth,
@@ -12,7 +12,7 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
-#include "cluster.cuh"
+#include "../cluster.cuh"
 #include "cluster_demo.h"
 
 namespace cg = cooperative_groups;

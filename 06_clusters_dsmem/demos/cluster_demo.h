@@ -1,5 +1,5 @@
 /**
- * @file 06_clusters_dsmem/cluster_demo.h
+ * @file 06_clusters_dsmem/demos/cluster_demo.h
  * @brief Chapter 06's cluster demonstrations: launching clusters, a DSMEM
  *        reduction, block-to-block exchange (kernels in clusters.cu,
  *        the verification and timing driver in cluster_demo.c).

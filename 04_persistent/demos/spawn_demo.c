@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/spawn_demo.c
+ * @file 04_persistent/demos/spawn_demo.c
  * @brief Chapter 04's tasks-that-create-tasks demonstration: build the
  *        tree on the host (the expected result of every task), run it the
  *        three ways of spawn.cu (and the device-side levels as a graph),
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/check.h"
-#include "../common/exit_codes.h"
-#include "../common/matrix.h"
+#include "../../common/check.h"
+#include "../../common/exit_codes.h"
+#include "../../common/matrix.h"
 #include "graph.h"
 
 /* What the checks need. */
