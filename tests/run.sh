@@ -298,7 +298,7 @@ knobs_recorded() { # chapter
         "$(printf '%s\n' "${KNOB_FIXED[@]}")" <<'PY'
 import csv, re, sys
 ch, fdef, ftest, defaults, tests, forms, fixed = sys.argv[1:]
-pairs = lambda t: dict(l.split("=", 1) for l in t.split("\n") if l)
+pairs = lambda t: {k.strip(): v.strip() for k, v in (l.split("=", 1) for l in t.split("\n") if l)}
 defaults, tests = pairs(defaults), pairs(tests)
 forms = dict(l.split(":", 1) for l in forms.split("\n") if l)
 fixed = {tuple(l.split(":", 1)) for l in fixed.split("\n") if l}

@@ -42,4 +42,4 @@ CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.1 - mbarrier\.try_wai
            '02.2 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')
 
 # The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
-KNOBS_TEST=(BM=64 BN=128 BK=16 MIN_BLOCKS=1 STAGES=3)
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=1 STAGES=3)

@@ -45,4 +45,4 @@ CHECK_PTX=('03.1 - atom\.add\.relaxed\.cta'
            '03.3 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')
 
 # The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
-KNOBS_TEST=(BM=64 BN=128 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2)
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2)

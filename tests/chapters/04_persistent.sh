@@ -67,4 +67,4 @@ CHECK_GPU=("04.1 which threads take a ticket (one, or every producer: the same a
            "04.3 the reset (host code, not in the kernel's PTX)")
 
 # The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
-KNOBS_TEST=(BM=64 BN=128 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6)
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6)

@@ -52,4 +52,4 @@ CHECK_GPU=("06.2 which peer gets the part, from which row (a register operand)"
 
 # The knobs test: every knob away from its default (tests/run.sh knobs_recorded);
 # the register variants need BM / CLUSTER x BK / 4 to split over their 256 producers.
-KNOBS_TEST=(BM=64 BN=128 BK=64 STAGES=3 PRODUCER_WARPS=2 CLUSTER=4)
+KNOBS_TEST=(BM=64 BN=64 BK=64 STAGES=3 PRODUCER_WARPS=2 CLUSTER=4)
