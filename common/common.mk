@@ -20,6 +20,9 @@
 #   EXTRA_CU    other .cu files it links, e.g. its parent chapter's kernel.cu
 #   EXTRA_C     other C files it links besides main.c (a demonstration, or a
 #               host-side technique from the chapter that teaches it)
+#   TC_CU       its tensor-core sources (kernel_tc.cu and a parent's), built
+#               for ARCH=sm_90a only (wgmma); such a build defines
+#               TUTORIAL_TC, and main.c lists their kernels under it
 # On the command line:
 #   ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75   GPU target (common/arch.mk picks one)
 #   DEBUG=1     device debug build (-G), host -O0 -g
@@ -74,7 +77,15 @@ CHAPTER_DEFS := -DTUTORIAL_MIN_CC=$(MIN_CC) \
                 -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"' \
                 -DTUTORIAL_SMEM_PER_BLOCK=$(SMEM_PER_BLOCK) -DTUTORIAL_TOO_BIG='"$(TOO_BIG)"'
 
-CFLAGS_ALL := -std=c11 -Wall -Wextra -Wpedantic -isystem $(CUDA_HOME)/include -MMD -MP $(CHAPTER_DEFS)
+# The tensor-core line (TC_CU) is built, and main.c lists it, for sm_90a only.
+ifeq ($(ARCH_NUM),90a)
+  CHAPTER_DEFS += -DTUTORIAL_TC
+endif
+
+# -Wno-missing-field-initializers: a kernel table's FP32 rows leave launch_tc
+# out ({"name", launcher, knobs}), as C zero-fills it.
+CFLAGS_ALL := -std=c11 -Wall -Wextra -Wno-missing-field-initializers -Wpedantic -isystem $(CUDA_HOME)/include \
+              -MMD -MP $(CHAPTER_DEFS)
 # Trace points (common/trace.cuh) in this chapter's own .cu files, not in
 # the parents' kernels it links.
 ifeq ($(TRACE),1)
@@ -106,13 +117,18 @@ endif
 COMMON_SRCS := $(wildcard $(COMMON_DIR)/*.c)
 # variants.cu: the chapter's measured alternatives to its lesson kernel, if any
 CU_SRCS := kernel.cu $(wildcard variants.cu) $(EXTRA_CU)
+# The tensor-core line: wgmma exists on sm_90a only (not on sm_100a or sm_120a).
+ifeq ($(ARCH_NUM),90a)
+  CU_SRCS += $(TC_CU)
+  TC_BUILT := $(filter kernel_tc.cu,$(TC_CU))
+endif
 C_SRCS := main.c $(EXTRA_C)
 # ../01_naive/kernel.cu -> $(BUILD)/01_naive_kernel.o, so two kernel.cu never collide
 src_obj = $(BUILD)/$(subst /,_,$(patsubst ../%,%,$(basename $(1)))).o
 OBJS := $(foreach s,$(CU_SRCS) $(C_SRCS),$(call src_obj,$(s))) \
         $(patsubst $(COMMON_DIR)/%.c,$(BUILD)/common/%.o,$(COMMON_SRCS))
 
-.PHONY: all clean ptx info help diff smem FORCE
+.PHONY: all clean ptx info help diff diff-tc smem FORCE
 all: $(BIN)
 
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
@@ -147,11 +163,14 @@ $(BUILD)/common/%.o: $(COMMON_DIR)/%.c $(BUILD)/flags
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-# PTX of the chapter's kernel, where the tests look for its technique.
-ptx: $(BUILD)/kernel.ptx
+# PTX of the chapter's kernel (and of its tensor-core kernel), where the
+# tests look for its technique.
+ptx: $(BUILD)/kernel.ptx $(if $(TC_BUILT),$(BUILD)/kernel_tc.ptx)
 # -MMD: the PTX is remade when a header it includes changes (an exercise in
 # 01_naive/blocked.cuh, say), not only kernel.cu.
 $(BUILD)/kernel.ptx: kernel.cu $(BUILD)/flags
+	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -MMD -MP -MF $@.d -o $@ $<
+$(BUILD)/kernel_tc.ptx: kernel_tc.cu $(BUILD)/flags
 	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -MMD -MP -MF $@.d -o $@ $<
 
 # `make diff`: the lesson kernel against its parent's, which is the
@@ -168,12 +187,26 @@ else
 	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel.cu); test $$? -le 1'
 endif
 
+# `make diff-tc`: the same for the tensor-core line, kernel_tc.cu against the
+# parent's (chapter 01's is the line's start).
+diff-tc:
+ifeq ($(wildcard kernel_tc.cu),)
+	@echo "$(CHAPTER_LABEL) has no tensor-core kernel"
+else ifeq ($(wildcard ../$(strip $(PARENT))/kernel_tc.cu),)
+	@echo "$(CHAPTER_LABEL)'s kernel_tc.cu starts the tensor-core line: it has no parent"
+else
+	@bash -c 'diff -u --label ../$(strip $(PARENT))/kernel_tc.cu --label kernel_tc.cu \
+	  <(awk -v mode=clean -f $(REGIONS_AWK) ../$(strip $(PARENT))/kernel_tc.cu) \
+	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel_tc.cu); test $$? -le 1'
+endif
+
 # `make help`: the targets, and each knob with its default and meaning as
 # written on its `NAME ?= default  # meaning` line above.
 help:
 	@echo "$(CHAPTER): make [target] [KNOB=value ...]"
 	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help  smem"
 	@echo "          diff (kernel.cu against $(or $(strip $(PARENT)),its parent's: it has none)/kernel.cu)"
+	@$(if $(wildcard kernel_tc.cu),echo "          diff-tc (the tensor-core kernel, kernel_tc.cu, against its parent's; built for sm_90a only)")
 	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
 	@echo "knobs (default, meaning):"
 	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?= *\([^ #]*\) *#* *\(.*\)/  $(k)=\1	\2/p' $(CHAPTER_MAKEFILE) | expand -t 22;)
@@ -203,4 +236,4 @@ print-%:
 clean:
 	rm -rf $(BUILD) $(BIN)
 
--include $(OBJS:.o=.d) $(BUILD)/kernel.ptx.d
+-include $(OBJS:.o=.d) $(BUILD)/kernel.ptx.d $(BUILD)/kernel_tc.ptx.d

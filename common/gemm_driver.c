@@ -37,7 +37,15 @@ static void cublas_gemm(cublasHandle_t h, cublasComputeType_t compute, int M, in
                               CUDA_R_32F, K, &zero, C, CUDA_R_32F, N, compute, CUBLAS_GEMM_DEFAULT));
 }
 
-/* The timed cuBLAS row: plain FP32 (CUBLAS_COMPUTE_32F never uses TF32). */
+/* The same with BF16 A and B: the tensor cores, FP32 accumulation and output. */
+static void cublas_gemm_bf16(cublasHandle_t h, int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, CUDA_R_16BF, N, A,
+                              CUDA_R_16BF, K, &zero, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* The timed cuBLAS rows: plain FP32 (CUBLAS_COMPUTE_32F never uses TF32), and BF16. */
 static cublasHandle_t timed_handle;
 
 static cudaError_t launch_cublas(int M, int N, int K, const float *A, const float *B, float *C,
@@ -48,15 +56,26 @@ static cudaError_t launch_cublas(int M, int N, int K, const float *A, const floa
     return cudaGetLastError();
 }
 
+static cudaError_t launch_cublas_bf16(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
+                                      cudaStream_t stream)
+{
+    CUBLAS_CHECK(cublasSetStream(timed_handle, stream));
+    cublas_gemm_bf16(timed_handle, M, N, K, A, B, C);
+    return cudaGetLastError();
+}
+
 /* Everything one run needs, so the helpers below take one argument. */
 typedef struct {
     chapter_env *env;
     const options *o;
     FILE *out;               /* the human report: stdout, or stderr under --csv/--json */
+    int tc;                  /* 1: the tensor-core line (BF16 inputs) */
     int M, N, K;
     size_t bytes_c;
-    float *hA, *hB, *hGot, *hWant, *hAbs;
-    float *dA, *dB, *dC;
+    float *hA, *hB;          /* the inputs as the checks see them (for tc: rounded to BF16) */
+    float *hGot, *hWant, *hAbs;
+    float *dA, *dB, *dC;     /* dA, dB: FP32 line only */
+    uint16_t *dA16, *dB16;   /* tensor-core line only: the BF16 inputs */
 } run_state;
 
 /* A kernel's knobs as printed: KNOB() (common/launch.cuh) starts each with a space. */
@@ -97,7 +116,9 @@ typedef struct {
 static cudaError_t run_gemm(void *arg, cudaStream_t stream)
 {
     const timed_gemm *g = arg;
-    return g->k->launch(g->s->M, g->s->N, g->s->K, g->s->dA, g->s->dB, g->s->dC, stream);
+    const run_state *s = g->s;
+    if (g->k->launch_tc) return g->k->launch_tc(s->M, s->N, s->K, s->dA16, s->dB16, s->dC, stream);
+    return g->k->launch(s->M, s->N, s->K, s->dA, s->dB, s->dC, stream);
 }
 
 static void poison_c(const run_state *s)
@@ -203,8 +224,12 @@ static int run_kernel(const gemm_kernel *k, run_state *s, report_row *row)
     return 1;
 }
 
-/* The reference and |A||B| (for the per-element tolerance), both from
- * cuBLAS in pedantic FP32; the reference is then checked against fp64. */
+/* The reference and |A||B| (for the per-element tolerance): cuBLAS in
+ * pedantic FP32, or for the tensor-core line cuBLAS on the BF16 inputs with
+ * FP32 accumulation; |A||B| from the inputs as FP32 (exact for BF16 ones).
+ * The reference is then checked against fp64 on sampled entries. The
+ * tolerance is the FP32 line's (verify.h): BF16 products are exact in FP32,
+ * so only the FP32 accumulation rounds, as on the FP32 line. */
 static int make_reference(run_state *s, cublasHandle_t ref)
 {
     size_t nA = (size_t)s->M * s->K, nB = (size_t)s->K * s->N, i;
@@ -213,7 +238,8 @@ static int make_reference(run_state *s, cublasHandle_t ref)
     sample_result sr;
     NVTX_PUSH("reference");
     watchdog_arm(s->o->timeout_s, "cuBLAS reference");
-    cublas_gemm(ref, CUBLAS_COMPUTE_32F_PEDANTIC, s->M, s->N, s->K, s->dA, s->dB, s->dC);
+    if (s->tc) cublas_gemm_bf16(ref, s->M, s->N, s->K, s->dA16, s->dB16, s->dC);
+    else cublas_gemm(ref, CUBLAS_COMPUTE_32F_PEDANTIC, s->M, s->N, s->K, s->dA, s->dB, s->dC);
     CUDA_CHECK(cudaMemcpy(s->hWant, s->dC, s->bytes_c, cudaMemcpyDeviceToHost));
     for (i = 0; i < nA; ++i) absA[i] = fabsf(s->hA[i]);
     for (i = 0; i < nB; ++i) absB[i] = fabsf(s->hB[i]);
@@ -230,8 +256,9 @@ static int make_reference(run_state *s, cublasHandle_t ref)
     sample_check_fp64(s->hA, s->hB, s->hWant, s->M, s->N, s->K, s->o->seed, FP64_RANDOM_SAMPLES, &sr);
     watchdog_disarm();
     NVTX_POP();
-    fprintf(s->out, "reference: cuBLAS FP32, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32); "
-                    "fp64 check of %d sampled entries: %s (max err = %.4f tol)\n",
+    fprintf(s->out, "reference: %s; fp64 check of %d sampled entries: %s (max err = %.4f tol)\n",
+            s->tc ? "cuBLAS BF16 in, FP32 accumulate and out (CUBLAS_COMPUTE_32F, tensor cores)"
+                  : "cuBLAS FP32, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32)",
             sr.samples, sr.bad ? "FAILED" : "ok", sr.max_err_over_tol);
     return sr.bad == 0;
 }
@@ -239,25 +266,141 @@ static int make_reference(run_state *s, cublasHandle_t ref)
 /* What --only may name: the kernels, cuBLAS and the demonstration. */
 static void list_names(const gemm_chapter *ch, char *buf, size_t len)
 {
-    int i;
+    int i, tc = 0;
     size_t used = 0;
     buf[0] = '\0';
-    for (i = 0; i < ch->count && used < len; ++i)
+    for (i = 0; i < ch->count && used < len; ++i) {
         used += (size_t)snprintf(buf + used, len - used, "%s ", ch->kernels[i].name);
+        tc = tc || ch->kernels[i].launch_tc != NULL;
+    }
     if (used < len)
-        snprintf(buf + used, len - used, "cublas%s%s", ch->demo_name ? " " : "", ch->demo_name ? ch->demo_name : "");
+        snprintf(buf + used, len - used, "cublas%s%s%s", tc ? " cublas_bf16" : "", ch->demo_name ? " " : "",
+                 ch->demo_name ? ch->demo_name : "");
+}
+
+/* One line's table: the FP32 kernels and cuBLAS, or (tc) the tensor-core
+ * kernels and cuBLAS BF16, on the same seeded inputs (rounded to BF16 for
+ * tc). Returns 1 when every result was right; exits on errors. */
+static int gemm_section(chapter_env *env, const gemm_chapter *ch, int tc)
+{
+    const options *o = &env->o;
+    run_state s;
+    cublasHandle_t ref_handle;
+    report_row rows[MAX_ROWS];
+    gemm_kernel cublas_row = {"cublas", launch_cublas, "FP32 CUBLAS_COMPUTE_32F (no TF32)", NULL};
+    gemm_kernel cublas_bf16_row = {"cublas_bf16", NULL, "BF16 in, FP32 out, CUBLAS_COMPUTE_32F", launch_cublas_bf16};
+    const gemm_kernel *yardstick = tc ? &cublas_bf16_row : &cublas_row;
+    size_t nA, nB;
+    int nrows = 0, i, all_ok = 1, cublas_at = -1;
+
+    memset(&s, 0, sizeof s);
+    s.env = env;
+    s.o = o;
+    s.out = env->out;
+    s.tc = tc;
+    s.M = (int)o->m;
+    s.N = (int)o->n;
+    s.K = (int)o->k;
+    s.bytes_c = (size_t)s.M * s.N * sizeof(float);
+    nA = (size_t)s.M * s.K;
+    nB = (size_t)s.K * s.N;
+
+    if (tc)
+        fprintf(s.out, "\ntensor cores: C[%dx%d] (FP32) = A[%dx%d] * B[%dx%d], A and B BF16 (the same inputs rounded to "
+                       "nearest), FP32 accumulation, row-major\n",
+                s.M, s.N, s.M, s.K, s.K, s.N);
+    else
+        fprintf(s.out, "problem  : C[%dx%d] = A[%dx%d] * B[%dx%d], FP32, row-major, inputs uniform[-1,1] seed %llu\n",
+                s.M, s.N, s.M, s.K, s.K, s.N, o->seed);
+    if (!tc)
+        fprintf(s.out, "timing   : %d warm-up + %d timed runs per kernel, CUDA events, median (min, max)\n",
+                o->warmup, o->reps);
+
+    s.hA = xmalloc(nA * sizeof(float));
+    s.hB = xmalloc(nB * sizeof(float));
+    s.hGot = xmalloc(s.bytes_c);
+    s.hWant = xmalloc(s.bytes_c);
+    s.hAbs = xmalloc(s.bytes_c);
+    fill_uniform(s.hA, nA, o->seed, 0);
+    fill_uniform(s.hB, nB, o->seed, 1);
+    CUDA_CHECK(cudaMalloc((void **)&s.dC, s.bytes_c));
+    if (tc) {
+        uint16_t *bits = xmalloc((nA > nB ? nA : nB) * sizeof *bits);
+        round_to_bf16(s.hA, nA, bits, s.hA);
+        CUDA_CHECK(cudaMalloc((void **)&s.dA16, nA * sizeof *bits));
+        CUDA_CHECK(cudaMemcpy(s.dA16, bits, nA * sizeof *bits, cudaMemcpyHostToDevice));
+        round_to_bf16(s.hB, nB, bits, s.hB);
+        CUDA_CHECK(cudaMalloc((void **)&s.dB16, nB * sizeof *bits));
+        CUDA_CHECK(cudaMemcpy(s.dB16, bits, nB * sizeof *bits, cudaMemcpyHostToDevice));
+        free(bits);
+    } else {
+        CUDA_CHECK(cudaMalloc((void **)&s.dA, nA * sizeof(float)));
+        CUDA_CHECK(cudaMalloc((void **)&s.dB, nB * sizeof(float)));
+        CUDA_CHECK(cudaMemcpy(s.dA, s.hA, nA * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(s.dB, s.hB, nB * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    CUBLAS_CHECK(cublasCreate(&ref_handle));
+    CUBLAS_CHECK(cublasCreate(&timed_handle));
+
+    if (o->verify && !make_reference(&s, ref_handle)) {
+        fprintf(s.out, "FAILED: the cuBLAS reference disagrees with fp64 on sampled entries\n");
+        exit(EXIT_VERIFY_FAILED);
+    }
+
+    for (i = 0; i < ch->count; ++i) {
+        const gemm_kernel *k = &ch->kernels[i];
+        if ((k->launch_tc != NULL) != tc || !options_selects(o, k->name)) continue;
+        if (!run_kernel(k, &s, &rows[nrows])) continue;
+        all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
+        ++nrows;
+    }
+    if (options_selects(o, yardstick->name)) {
+        run_kernel(yardstick, &s, &rows[nrows]);
+        all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
+        cublas_at = nrows++;
+    }
+    for (i = 0; i < nrows; ++i) {
+        rows[i].pct_cublas = cublas_at < 0 ? -1.0 : 100.0 * rows[cublas_at].t.median / rows[i].t.median;
+        rows[i].speedup_prev = i == 0 ? -1.0 : rows[i - 1].t.median / rows[i].t.median;
+    }
+
+    fprintf(s.out, "\n");
+    report_table(s.out, rows, nrows);
+    env->ctx.m = o->m;
+    env->ctx.n = o->n;
+    env->ctx.k = o->k;
+    chapter_emit(env, rows, nrows);
+
+    CUBLAS_CHECK(cublasDestroy(ref_handle));
+    CUBLAS_CHECK(cublasDestroy(timed_handle));
+    CUDA_CHECK(cudaFree(s.dA));
+    CUDA_CHECK(cudaFree(s.dB));
+    CUDA_CHECK(cudaFree(s.dA16));
+    CUDA_CHECK(cudaFree(s.dB16));
+    CUDA_CHECK(cudaFree(s.dC));
+    free(s.hA);
+    free(s.hB);
+    free(s.hGot);
+    free(s.hWant);
+    free(s.hAbs);
+    return all_ok;
+}
+
+/* Whether --only selects any kernel of a line, or its cuBLAS row. */
+static int selects_line(const gemm_chapter *ch, const options *o, int tc)
+{
+    int i;
+    for (i = 0; i < ch->count; ++i)
+        if ((ch->kernels[i].launch_tc != NULL) == tc && options_selects(o, ch->kernels[i].name)) return 1;
+    return options_selects(o, tc ? "cublas_bf16" : "cublas");
 }
 
 int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
 {
     chapter_env env;
     const options *o = &env.o;
-    run_state s;
-    cublasHandle_t ref_handle;
-    report_row rows[MAX_ROWS];
-    gemm_kernel cublas_row = {"cublas", launch_cublas, "FP32 CUBLAS_COMPUTE_32F (no TF32)"};
-    char names[256];
-    int nrows = 0, i, all_ok = 1, cublas_at = -1, rc;
+    char names[512];
+    int i, tc_built = 0, all_ok = 1, rc;
 
     list_names(ch, names, sizeof names);
     options_defaults(&env.o);
@@ -270,6 +413,7 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
         fprintf(stderr, "%s: too many kernels\n", ch->chapter);
         return EXIT_USAGE;
     }
+    for (i = 0; i < ch->count; ++i) tc_built = tc_built || ch->kernels[i].launch_tc != NULL;
     chapter_start(&env, ch->chapter, ch->title);
 
     /* A chapter's other demonstrations (chapter 04's task queues) come first. */
@@ -279,78 +423,11 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
         if (rc != EXIT_VERIFIED && rc != EXIT_VERIFY_FAILED) return rc;
     }
 
-    /* Only a demonstration selected (--only tasks): no GEMM, no reference. */
-    for (i = 0, nrows = 0; i < ch->count; ++i) nrows += options_selects(o, ch->kernels[i].name);
-    if (nrows == 0 && !options_selects(o, "cublas")) return chapter_finish(&env, all_ok);
-    nrows = 0;
-
-    memset(&s, 0, sizeof s);
-    s.env = &env;
-    s.o = o;
-    s.out = env.out;
-    s.M = (int)o->m;
-    s.N = (int)o->n;
-    s.K = (int)o->k;
-    s.bytes_c = (size_t)s.M * s.N * sizeof(float);
-
-    fprintf(s.out, "problem  : C[%dx%d] = A[%dx%d] * B[%dx%d], FP32, row-major, inputs uniform[-1,1] seed %llu\n",
-            s.M, s.N, s.M, s.K, s.K, s.N, o->seed);
-    fprintf(s.out, "timing   : %d warm-up + %d timed runs per kernel, CUDA events, median (min, max)\n",
-            o->warmup, o->reps);
-
-    s.hA = xmalloc((size_t)s.M * s.K * sizeof(float));
-    s.hB = xmalloc((size_t)s.K * s.N * sizeof(float));
-    s.hGot = xmalloc(s.bytes_c);
-    s.hWant = xmalloc(s.bytes_c);
-    s.hAbs = xmalloc(s.bytes_c);
-    fill_uniform(s.hA, (size_t)s.M * s.K, o->seed, 0);
-    fill_uniform(s.hB, (size_t)s.K * s.N, o->seed, 1);
-    CUDA_CHECK(cudaMalloc((void **)&s.dA, (size_t)s.M * s.K * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&s.dB, (size_t)s.K * s.N * sizeof(float)));
-    CUDA_CHECK(cudaMalloc((void **)&s.dC, s.bytes_c));
-    CUDA_CHECK(cudaMemcpy(s.dA, s.hA, (size_t)s.M * s.K * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(s.dB, s.hB, (size_t)s.K * s.N * sizeof(float), cudaMemcpyHostToDevice));
-    CUBLAS_CHECK(cublasCreate(&ref_handle));
-    CUBLAS_CHECK(cublasCreate(&timed_handle));
-
-    if (o->verify && !make_reference(&s, ref_handle)) {
-        fprintf(s.out, "FAILED: the cuBLAS reference disagrees with fp64 on sampled entries\n");
-        return EXIT_VERIFY_FAILED;
-    }
-
-    for (i = 0; i < ch->count; ++i) {
-        if (!options_selects(o, ch->kernels[i].name)) continue;
-        if (!run_kernel(&ch->kernels[i], &s, &rows[nrows])) continue;
-        all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
-        ++nrows;
-    }
-    if (options_selects(o, "cublas")) {
-        run_kernel(&cublas_row, &s, &rows[nrows]);
-        all_ok = all_ok && strcmp(rows[nrows].verified, "NO") != 0;
-        cublas_at = nrows++;
-    }
-    for (i = 0; i < nrows; ++i) {
-        rows[i].pct_cublas = cublas_at < 0 ? -1.0 : 100.0 * rows[cublas_at].t.median / rows[i].t.median;
-        rows[i].speedup_prev = i == 0 ? -1.0 : rows[i - 1].t.median / rows[i].t.median;
-    }
-
-    fprintf(s.out, "\n");
-    report_table(s.out, rows, nrows);
-    env.ctx.m = o->m;
-    env.ctx.n = o->n;
-    env.ctx.k = o->k;
-    chapter_emit(&env, rows, nrows);
-
-    CUBLAS_CHECK(cublasDestroy(ref_handle));
-    CUBLAS_CHECK(cublasDestroy(timed_handle));
-    CUDA_CHECK(cudaFree(s.dA));
-    CUDA_CHECK(cudaFree(s.dB));
-    CUDA_CHECK(cudaFree(s.dC));
-    free(s.hA);
-    free(s.hB);
-    free(s.hGot);
-    free(s.hWant);
-    free(s.hAbs);
-
+    /* Then the FP32 line, then the tensor-core line; only what --only selects. */
+    if (selects_line(ch, o, 0)) all_ok = gemm_section(&env, ch, 0) && all_ok;
+    if (tc_built && selects_line(ch, o, 1)) all_ok = gemm_section(&env, ch, 1) && all_ok;
+    else if (ch->tc_line && !tc_built && o->only == NULL)
+        fprintf(env.out, "\ntensor cores: this chapter's BF16 kernels (wgmma) need sm_90a, a Hopper GPU and a build "
+                         "for it (make ARCH=sm_90a); this build is for %s\n", TUTORIAL_ARCH);
     return chapter_finish(&env, all_ok);
 }

@@ -18,10 +18,18 @@
  *
  * The problem is C = A * B with A (M x K), B (K x N) and C (M x N) FP32,
  * row-major, densely packed.
+ *
+ * The tensor-core line (kernels with launch_tc, built for sm_90a only)
+ * gets a second table after the first: the same seeded inputs rounded to
+ * BF16, C still FP32, the reference cuBLAS with BF16 inputs and FP32
+ * accumulation (`cublasGemmEx`, CUBLAS_COMPUTE_32F), itself checked in
+ * fp64 on sampled entries of the rounded inputs, and the same per-element
+ * verification and timing; its yardstick row is `cublas_bf16`.
  */
 #ifndef TUTORIAL_GEMM_DRIVER_H
 #define TUTORIAL_GEMM_DRIVER_H
 
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #include "runner.h"
@@ -42,11 +50,24 @@ extern "C" {
 typedef cudaError_t (*gemm_launch_fn)(int M, int N, int K, const float *A, const float *B,
                                       float *C, cudaStream_t stream);
 
-/** @brief One kernel of a chapter, as the table shows it. */
+/**
+ * @brief Signature of a tensor-core GEMM launcher: C = A * B with A and B
+ *        BF16 (passed as their 16-bit patterns: C has no BF16 type), C FP32,
+ *        all row-major; otherwise as ::gemm_launch_fn.
+ */
+typedef cudaError_t (*gemm_tc_launch_fn)(int M, int N, int K, const uint16_t *A, const uint16_t *B,
+                                         float *C, cudaStream_t stream);
+
+/**
+ * @brief One kernel of a chapter, as the table shows it: an FP32 kernel
+ *        sets launch, a tensor-core kernel launch_tc
+ *        (`{"blocked_tc", .launch_tc = launch_gemm_blocked_tc, .knobs = ...}`).
+ */
 typedef struct {
-    const char *name;      /**< short name used by --only and in the table */
-    gemm_launch_fn launch; /**< its launcher */
-    const char *knobs;     /**< its compile-time settings, printed and recorded */
+    const char *name;            /**< short name used by --only and in the table */
+    gemm_launch_fn launch;       /**< its launcher (FP32), or NULL */
+    const char *knobs;           /**< its compile-time settings, printed and recorded */
+    gemm_tc_launch_fn launch_tc; /**< its launcher (BF16 in, FP32 out), or NULL */
 } gemm_kernel;
 
 /** @brief Number of elements of an array (for gemm_chapter::count and friends). */
@@ -68,6 +89,7 @@ typedef struct {
     /** @brief Another demonstration run before the GEMMs (NULL: none); returns an exit code. */
     int (*demo)(chapter_env *env);
     const char *demo_name;      /**< its names for --only, space-separated (e.g. "tasks spawn"); it runs if any is selected */
+    int tc_line;                /**< 1: the chapter has tensor-core kernels (which only an sm_90a build has) */
 } gemm_chapter;
 
 /**

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t rng_next(uint64_t *state)
 {
@@ -24,6 +25,21 @@ void fill_uniform(float *x, size_t count, uint64_t seed, uint64_t stream)
         /* 24 random bits -> an integer in [0, 2^24) -> [-1, 1) in steps of 2^-23 */
         int64_t r = (int64_t)(rng_next(&state) >> 40);
         x[i] = (float)((double)(r - (1 << 23)) / (double)(1 << 23));
+    }
+}
+
+void round_to_bf16(const float *x, size_t count, uint16_t *bits, float *rounded)
+{
+    size_t i;
+    for (i = 0; i < count; ++i) {
+        uint32_t u, r;
+        memcpy(&u, &x[i], sizeof u);
+        /* BF16 is FP32's top 16 bits; add half an ulp of them, plus one
+         * when the kept part is odd, so that ties go to even. (Our inputs
+         * are finite: no NaN case.) */
+        r = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+        if (bits) bits[i] = (uint16_t)(r >> 16);
+        if (rounded) memcpy(&rounded[i], &r, sizeof r);
     }
 }
 

@@ -21,6 +21,14 @@ uint64_t rng_next(uint64_t *state);
  */
 void fill_uniform(float *x, size_t count, uint64_t seed, uint64_t stream);
 
+/**
+ * @brief Round @p count FP32 values to BF16 (to nearest, ties to even), as
+ *        the tensor-core line's inputs: @p bits gets the 16-bit patterns the
+ *        GPU reads, @p rounded the same values as FP32 (exact), for the
+ *        host's checks. Either may be NULL.
+ */
+void round_to_bf16(const float *x, size_t count, uint16_t *bits, float *rounded);
+
 /** @brief malloc() that prints a message and exits with ::EXIT_CUDA_ERROR when memory runs out. */
 void *xmalloc(size_t bytes);
 

@@ -16,6 +16,8 @@
 # leaves the column out (for sweeps, which are not a progression), and
 # speedup=size takes it over the first row of each size instead (a table
 # of several shapes, each beginning with the parent's kernel).
+# line=tc keeps the tensor-core line's rows (kernels named *_tc, and
+# cublas_bf16), and without it a table keeps the FP32 line's, the others.
 # unique=kernel keeps only the first row of each kernel name (its own
 # chapter's), and exclude=NAME[,NAME...] drops kernels: together they make the
 # one-row-per-step overview.
@@ -129,6 +131,8 @@ runs_where=$(mktemp)
             fi
             knobs=""
             for d in $(make -s --no-print-directory -C "$ch" ARCH="$a" print-KNOB_DEFS); do
+                # the tensor-core line's knobs (TC_*) matter where it is built: sm_90a alone
+                case $d in -DTC_*) [ "$a" = sm_90a ] || continue ;; esac
                 case $base in *" $d "*) ;; *) knobs="$knobs ${d#-D}" ;; esac
             done
             big=$(make -s --no-print-directory -C "$ch" ARCH="$a" print-TOO_BIG)
@@ -224,9 +228,9 @@ render() { # page -> stdout
         ;;
     esac
     awk -v hardware="$hardware" -v runs_where="$runs_where.page" -v lineage="$lineage" -v nav="$nav" -v exercises="$exercises" '
-    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, flacks, alts, nalt, hit, j, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf, cseen, cl, nc) {
+    function table(spec,    n, a, i, kv, file, fchapter, fkernel, fm, fhas, fsp, funiq, fexcl, fpersize, flacks, ftc, alts, nalt, hit, j, base, size, seen, line, f, rows, first, firstsize, sp, caption, nf, cseen, cl, nc) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; flacks = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""
+        file = a[1]; fchapter = ""; fkernel = ""; fm = ""; fhas = ""; flacks = ""; fsp = 1; fpersize = 0; funiq = 0; fexcl = ""; ftc = 0
         split("", seen); split("", base)
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
@@ -238,6 +242,7 @@ render() { # page -> stdout
             else if (kv[1] == "speedup") { fsp = (kv[2] != "no"); fpersize = (kv[2] == "size") }
             else if (kv[1] == "unique") funiq = (kv[2] == "kernel")
             else if (kv[1] == "exclude") fexcl = kv[2]
+            else if (kv[1] == "line") ftc = (kv[2] == "tc")
         }
         if ((getline line < file) <= 0) {
             print "<em>No measurements yet: run `make bench` on a GPU to create `" file "`.</em>"
@@ -262,6 +267,7 @@ render() { # page -> stdout
                 if (hit) continue
             }
             if (fexcl != "" && index("," fexcl ",", "," f[7] ",") > 0) continue
+            if ((f[7] ~ /_tc$/ || f[7] == "cublas_bf16") != ftc) continue
             if (funiq && (f[7] in seen)) continue
             seen[f[7]] = 1
             if (!(f[4] in cseen)) { cseen[f[4]] = 1; cl = cl (cl == "" ? "" : ", ") f[4]; nc++ }

@@ -103,8 +103,9 @@ for ch in $CHAPTERS; do
         --only "$BENCH_KERNEL,${BENCH_ALSO_8192:+$BENCH_ALSO_8192,}cublas" --reps 10
     for v in "${BENCH_VARIANTS[@]}"; do
         echo "   $v"
+        # (a tensor-core kernel's yardstick is cuBLAS BF16)
         run_csv "tests/build/logs/bench-$ch-$(variant_dir "$v").log" "$tmp.var" "$(bench_build "$ch" "$v")" \
-            --only "$(variant_kernel "$v"),cublas"
+            --only "$(variant_kernel "$v"),$(case $(variant_kernel "$v") in *_tc) echo cublas_bf16 ;; *) echo cublas ;; esac)"
     done
 done
 

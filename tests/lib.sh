@@ -4,11 +4,11 @@
 # settings CHAPTER: load tests/chapters/CHAPTER.sh into a clean set of
 # variables (what each chapter's tests, benchmark and profile do).
 settings() {
-    unset PTX_MUST PTX_MUST_NOT PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
+    unset PTX_MUST PTX_MUST_NOT PTX_MUST_TC PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
         GPU_EXIT_CASES BENCH_KERNEL BENCH_ALSO_8192 BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
         PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU \
         KNOBS_TEST KNOBS_TEST_ARGS KNOB_FORMS KNOB_FIXED
-    PTX_MUST=() PTX_MUST_NOT=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
+    PTX_MUST=() PTX_MUST_NOT=() PTX_MUST_TC=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() BENCH_DEMO_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= BENCH_ALSO_8192= PROFILE_KERNELS= PROFILE_SKIP=
     # --trace: the runs the committed traces record (tests/trace.sh), the extra
@@ -103,7 +103,7 @@ smem_settings() {
 }
 
 # gemm_names CHAPTER: the kernels of the chapter's table, comma-separated
-gemm_names() { grep -o '{"[a-z0-9_]*", launch_' "$1/main.c" | cut -d'"' -f2 | paste -sd, -; }
+gemm_names() { grep -o '{"[a-z0-9_]*", \(\.launch_tc = \)\?launch_' "$1/main.c" | cut -d'"' -f2 | paste -sd, -; }
 
 # The builds for other GPUs that make test makes (chapter:ARCH), never run
 # here: the what-runs-where table (docs/gen_tables.sh) calls them "built".

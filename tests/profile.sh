@@ -31,6 +31,7 @@ NCU=$(ncu_path) || { echo "ncu not found" >&2; exit 3; }
 metrics=${PROFILE_METRICS:-$(echo "gpu__time_duration.sum
 sm__throughput.avg.pct_of_peak_sustained_elapsed
 sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
 smsp__issue_active.avg.pct_of_peak_sustained_active
 smsp__inst_executed.sum
 sm__warps_active.avg.pct_of_peak_sustained_active

@@ -251,6 +251,12 @@ ptx_check() { # chapter
     for p in "${PTX_MUST_NOT[@]}" 'tutorial_trace_target'; do
         if grep -qE "$p" "$ch/build/kernel.ptx"; then echo "UNWANTED  '$p'"; ok=1; else echo "absent    '$p' (as it should be)"; fi
     done
+    # the tensor-core kernel (kernel_tc.cu, an sm_90a build): its own rules
+    [ -f "$ch/kernel_tc.cu" ] || return $ok
+    [ ${#PTX_MUST_TC[@]} -gt 0 ] || { echo "tests/chapters/$ch.sh sets no PTX_MUST_TC"; return 1; }
+    for p in "${PTX_MUST_TC[@]}"; do
+        if grep -qE "$p" "$ch/build/kernel_tc.ptx"; then echo "found     '$p' (kernel_tc)"; else echo "MISSING   '$p' (kernel_tc)"; ok=1; fi
+    done
     return $ok
 }
 
@@ -335,7 +341,7 @@ smem_fits() { # arch
     for ch in $CHAPTERS; do
         [ "$cc" -ge "$(make -s --no-print-directory -C "$ch" print-MIN_CC)" ] || continue
         big=" $(make -s --no-print-directory -C "$ch" "print-TOO_BIG_$class") "
-        known=" $(grep -o '{"[a-z0-9_]*", launch_' "$ch/main.c" | cut -d'"' -f2 | tr '\n' ' ') "
+        known=" $(grep -o '{"[a-z0-9_]*", \(\.launch_tc = \)\?launch_' "$ch/main.c" | cut -d'"' -f2 | tr '\n' ' ') "
         while read -r name bytes; do
             if [ "${known/ $name /}" = "$known" ]; then
                 echo "  $ch $name $bytes: NOT a kernel of $ch/main.c"; ok=1
@@ -886,6 +892,13 @@ queue_faults() {
         queue 1 "planted fault caught by the verification: $f" tests/gpu/run --only "$f" --m 127 --n 255 --k 63 \
             --reps 1 --warmup 0
     done
+    # the tensor-core path (sm_90a): a tile in the wrong layout, a K tail dropped
+    if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d ' ')" = 9.0 ]; then
+        for f in tc_unswizzled tc_k_tail; do
+            queue 1 "planted fault in the tensor-core path caught by the verification: $f" tests/gpu/run --only "$f" \
+                --m 127 --n 255 --k 63 --reps 1 --warmup 0
+        done
+    fi
     queue 5 "planted fault: the watchdog turns a hung kernel into exit 5" tests/gpu/run --only hang --m 64 --n 64 \
         --k 64 --timeout 3
 }

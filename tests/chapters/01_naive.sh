@@ -5,6 +5,10 @@
 # asynchronous copies (this chapter is the synchronous baseline).
 PTX_MUST=('ld\.global\.nc\.v4\.f32' 'bar\.sync')
 PTX_MUST_NOT=('cp\.async')
+# The tensor-core kernel (kernel_tc.cu): wgmma, fenced, committed and waited
+# for, on tiles stored by ordinary stores (no cp.async yet).
+PTX_MUST_TC=('wgmma\.mma_async\.sync\.aligned\.m64n(128|256)k16\.f32\.bf16\.bf16' 'wgmma\.fence' 'wgmma\.commit_group'
+             'wgmma\.wait_group' 'fence\.proxy\.async' 'st(\.shared)?\.v4\.u32')
 
 # make test: the sanitizer tool of the quick tier
 QUICK_SANITIZER=racecheck
@@ -15,15 +19,18 @@ BENCH_KERNEL=blocked
 BENCH_VARIANTS=(BM=128,BN=128,BK=8,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=2
                 BM=128,BN=128,BK=32,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=1
                 BM=128,BN=64,BK=16,MIN_BLOCKS=3 BM=64,BN=64,BK=16,MIN_BLOCKS=4
-                BM=128,BN=256,BK=16,MIN_BLOCKS=1)
+                BM=128,BN=256,BK=16,MIN_BLOCKS=1
+                blocked_tc:TC_BN=256)
+# the tensor-core line at 8192^3 too, beside cuBLAS BF16
+BENCH_ALSO_8192=blocked_tc,cublas_bf16
 
 # tests/profile.sh: kernels under Nsight Compute, in launch order
-PROFILE_KERNELS=naive,tiled,blocked,cublas
+PROFILE_KERNELS=naive,tiled,blocked,cublas,blocked_tc,cublas_bf16
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=blocked --m=2048 --n=2048 --k=512)
+TRACE_ARGS=(--only=blocked,blocked_tc --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=(load sync compute store)
 
@@ -41,4 +48,4 @@ CHECK_GPU=("01.1 the tiles' indices (a wrong row, column or k0 compiles to the s
            "01.3 which values are read (ty for tx compiles to the same four 16-byte reads)")
 
 # The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
-KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=1 TILE=16)
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=1 TILE=16 TC_BN=256)

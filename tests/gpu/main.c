@@ -13,6 +13,10 @@ DECLARE(unwritten)
 DECLARE(one_nan)
 DECLARE(race)
 DECLARE(hang)
+#ifdef TUTORIAL_TC
+cudaError_t launch_tc_unswizzled(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C, cudaStream_t s);
+cudaError_t launch_tc_k_tail(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C, cudaStream_t s);
+#endif
 
 int main(int argc, char **argv)
 {
@@ -22,6 +26,10 @@ int main(int argc, char **argv)
         {"one_nan", launch_one_nan, "one element NaN"},
         {"race", launch_race, "second __syncthreads() missing"},
         {"hang", launch_hang, "waits for a flag nobody sets"},
+#ifdef TUTORIAL_TC /* the tensor-core line (sm_90a): chapter 01's blocked_tc with a fault */
+        {"tc_unswizzled", .launch_tc = launch_tc_unswizzled, .knobs = "A tile stored unswizzled"},
+        {"tc_k_tail", .launch_tc = launch_tc_k_tail, .knobs = "last partial K tile dropped"},
+#endif
     };
     const gemm_chapter chapter = {
         .chapter = "mutants",
