@@ -288,7 +288,7 @@ static int gemm_section(chapter_env *env, const gemm_chapter *ch, int tc)
     cublasHandle_t ref_handle;
     report_row rows[MAX_ROWS];
     gemm_kernel cublas_row = {"cublas", launch_cublas, "FP32 CUBLAS_COMPUTE_32F (no TF32)", NULL};
-    gemm_kernel cublas_bf16_row = {"cublas_bf16", NULL, "BF16 in, FP32 out, CUBLAS_COMPUTE_32F", launch_cublas_bf16};
+    gemm_kernel cublas_bf16_row = {"cublas_bf16", NULL, "BF16 in FP32 out CUBLAS_COMPUTE_32F", launch_cublas_bf16};
     const gemm_kernel *yardstick = tc ? &cublas_bf16_row : &cublas_row;
     size_t nA, nB;
     int nrows = 0, i, all_ok = 1, cublas_at = -1;
