@@ -41,17 +41,22 @@ figure() {
 }
 
 # The progression: each GEMM chapter's lesson kernel (BENCH_KERNEL) as % of
-# cuBLAS in its own chapter's run, at 4096^3 and 8192^3.
-progression_data() { # csv -> stdout: label, kernel, % at 4096, % at 8192
+# cuBLAS in its own chapter's run, at 4096^3 and 8192^3, and its
+# tensor-core kernel (BENCH_KERNEL_tc, where it has one) as % of cuBLAS BF16.
+progression_data() { # csv -> stdout: label, kernel, FP32 % at 4096, at 8192, tensor-core % at 4096, at 8192
     local ch
     for ch in [0-9][0-9]_*/; do
         ch=${ch%/}
         settings "$ch"
         [ "$GEMM" = 1 ] || continue
-        awk -F, -v ch="$ch" -v k="$BENCH_KERNEL" '
+        awk -F, -v ch="$ch" -v k="$BENCH_KERNEL" -v t="${BENCH_KERNEL}_tc" '
             $6 == ch && $7 == k && $8 == 4096 { a = $16 }
             $6 == ch && $7 == k && $8 == 8192 { b = $16 }
-            END { if (a != "") printf "%s %s\t%s\t%s\t%s\n", substr(ch, 1, 2), k, k, a, (b == "" ? "NaN" : b) }' "$1"
+            $6 == ch && $7 == t && $8 == 4096 { c = $16 }
+            $6 == ch && $7 == t && $8 == 8192 { d = $16 }
+            END { if (a != "") printf "%s %s%s\t%s\t%s\t%s\t%s\t%s\n", substr(ch, 1, 2), k, (c == "" ? "" : "(_tc)"), k, a,
+                                      (b == "" ? "NaN" : b),
+                                      (c == "" ? "NaN" : c), (d == "" ? "NaN" : d) }' "$1"
     done
 }
 progression() {
@@ -59,7 +64,7 @@ progression() {
     progression_data "$csv" >"$tmp/progression.dat"
     gpu=$(awk -F, 'NR == 2 { print $1 }' "$csv")
     gnuplot -c docs/figures/progression.gp "$tmp/progression.dat" "$tmp/progression.svg" \
-        "Each chapter's lesson kernel, FP32, on the $gpu"
+        "Each chapter's lesson kernels as % of their own line's cuBLAS, on the $gpu"
 }
 figure progression docs/results/h100.csv docs/figures/progression.gp tests/chapters/*.sh -- progression
 
@@ -172,6 +177,12 @@ tl timeline-02 $T/02_double_buffer.csv "Chapter 02: the copies of tile t+1 are i
     30 1 warps double_buffer "0 7" 2
 tl timeline-03 $T/03_warp_specialized.csv "Chapter 03: producer warps (0-3) fill the ring, consumer warps (4-11) compute" \
     65 1 warps warp_specialized "0 3 4 11" 1
+tl timeline-01-tc $T/01_naive.csv "Chapter 01, blocked_tc: two blocks per SM; each loads, waits, multiplies on the tensor cores, waits" \
+    30 1 warps blocked_tc "0 4" 2
+tl timeline-02-tc $T/02_double_buffer.csv "Chapter 02, double_buffer_tc: copies of later tiles in flight while the tensor cores multiply" \
+    16 1 warps double_buffer_tc "0 4" 2
+tl timeline-03-tc $T/03_warp_specialized.csv "Chapter 03, warp_specialized_tc: warpgroup 0 copies, warpgroups 1 and 2 multiply" \
+    14 1 warps warp_specialized_tc "0 4 8" 1
 tl timeline-04 $T/04_persistent.csv "Chapter 04: one block per SM takes tile after tile from the queue" \
     60 1 warps persistent "0 3 4 11" 1
 tl timeline-05 $T/05_cooperative_grid.csv "Chapter 05: two stages per iteration, as launches, as a graph, with grid.sync()" \
