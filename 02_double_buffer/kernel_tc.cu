@@ -71,23 +71,32 @@ gemm_double_buffer_tc(int M, int N, int K, const uint16_t *__restrict__ A, const
         TRACE_BEGIN(t_issue);
         /* Keep up to TC_STAGES tiles in flight, as kernel.cu does. */
         for (; fetched < tiles && fetched < kt + TC_STAGES; ++fetched) {
+            // ---- exercise 02.1: Start the copies of tile `fetched` into its stage ----
+            // hint: as in kernel.cu: the stage, producer_acquire(), this thread's copies
+            // hint: (issue_tile_tc<TC_CONSUMERS>()), producer_commit().
             const int s = fetched % TC_STAGES;
             pipe.producer_acquire();
             issue_tile_tc<TC_CONSUMERS>(stage_a_tc(ring, s), stage_b_tc(ring, s), A, B, M, N, K, m0, n0, fetched * TC_BK,
                                         a_vec, b_vec, threadIdx.x);
             pipe.producer_commit();
+            // ---- end of exercise 02.1 ----
         }
         TRACE_END(t_issue, TRACE_ISSUE, kt);
         const int s = kt % TC_STAGES;
         TRACE_BEGIN(t_wait);
+        // ---- exercise 02.2: Wait for tile t, and give its stage back when done ----
+        // hint: as in kernel.cu, around the multiply.
         pipe.consumer_wait(); /* tile kt has landed: every thread's copies into stage s */
+        // ---- end of exercise 02.2 ----
         TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
         TRACE_BEGIN(t_math);
         mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
         wgmma_wait(0); /* the tensor cores are done reading stage s */
         wgmma_touch(acc, TC_ACC);
         TRACE_END(t_math, TRACE_COMPUTE, kt);
+        // ---- exercise 02.2: Wait for tile t, and give its stage back when done ----
         pipe.consumer_release(); /* this thread is done with stage s */
+        // ---- end of exercise 02.2 ----
     }
     TRACE_BEGIN(t_store);
     store_tile_tc(C, acc, m0, n0, M, N, wg, t);

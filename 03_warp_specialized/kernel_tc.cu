@@ -81,8 +81,12 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
     /* A partitioned pipeline: the stage barriers expect TC_PRODUCERS
      * commits and TC_CONSUMERS releases. Every thread of the block must
      * make it (it initializes the barriers and synchronizes them). */
+    // ---- exercise 03.1: Tell the pipeline which threads produce and which consume ----
+    // hint: as in kernel.cu: make_pipeline()'s third argument, this thread's role.
     auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
                                     producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+    // stub: auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state);
+    // ---- end of exercise 03.1 ----
 
     if (producer) {
         // [producer]
@@ -91,12 +95,17 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % TC_STAGES;
             TRACE_BEGIN(t_wait);
+            // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
+            // hint: as in kernel.cu, around issue_tile_tc().
             pipe.producer_acquire(); /* wait until the consumers released stage s */
+            // ---- end of exercise 03.2 ----
             TRACE_END(t_wait, TRACE_WAIT_EMPTY, kt);
             TRACE_BEGIN(t_issue);
             issue_tile_tc<TC_PRODUCERS>(stage_a_tc(ring, s), stage_b_tc(ring, s), A, B, M, N, K, m0, n0, kt * TC_BK,
                                         a_vec, b_vec, threadIdx.x);
+            // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
             pipe.producer_commit(); /* stage s is full once these copies land */
+            // ---- end of exercise 03.2 ----
             TRACE_END(t_issue, TRACE_ISSUE, kt);
         }
         // [producer]
@@ -108,14 +117,19 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % TC_STAGES;
             TRACE_BEGIN(t_wait);
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
+            // hint: as in kernel.cu, around the multiply.
             pipe.consumer_wait(); /* tile kt has landed */
+            // ---- end of exercise 03.3 ----
             TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
             TRACE_BEGIN(t_math);
             mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
             wgmma_wait(0); /* the tensor cores are done reading stage s */
             wgmma_touch(acc, TC_ACC);
             TRACE_END(t_math, TRACE_COMPUTE, kt);
+            // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
             pipe.consumer_release(); /* the producers may refill stage s */
+            // ---- end of exercise 03.3 ----
         }
         TRACE_BEGIN(t_store);
         store_tile_tc(C, acc, m0, n0, M, N, wg, t);
