@@ -101,8 +101,8 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
             // ---- end of exercise 03.2 ----
             TRACE_END(t_wait, TRACE_WAIT_EMPTY, kt);
             TRACE_BEGIN(t_issue);
-            issue_tile_tc<TC_PRODUCERS>(stage_a_tc(ring, s), stage_b_tc(ring, s), A, B, M, N, K, m0, n0, kt * TC_BK,
-                                        a_vec, b_vec, threadIdx.x);
+            issue_tile_tc<TC_PRODUCERS>(stage_a_tc(ring, s), stage_b_tc(ring, s), A, B, M, N, K, m0, n0,
+                                        kt * TC_BK, a_vec, b_vec, threadIdx.x);
             // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
             pipe.producer_commit(); /* stage s is full once these copies land */
             // ---- end of exercise 03.2 ----
