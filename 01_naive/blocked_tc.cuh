@@ -81,6 +81,12 @@ __device__ __forceinline__ uint32_t b_chunk(int k, int c)
     return (uint32_t)(c / 8) * TC_PANEL_BYTES + sw128_offset(k, c % 8);
 }
 
+/** @brief A synchronous chunk copy (blocked_tc's): 16 bytes from global memory into registers, then into shared memory. */
+__device__ __forceinline__ void load_store16(uint8_t *dst, const uint16_t *src)
+{
+    *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(src);
+}
+
 // [chunks]
 /**
  * @brief This thread's share of the A and B tiles at @p k0, as 16-byte

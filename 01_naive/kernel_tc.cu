@@ -32,12 +32,6 @@
 
 extern "C" const char gemm_blocked_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK);
 
-/** @brief A synchronous chunk copy: 16 bytes from global memory into registers, then into shared memory. */
-__device__ __forceinline__ void load_store16(uint8_t *dst, const uint16_t *src)
-{
-    *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(src);
-}
-
 /**
  * @brief Synchronous tensor-core GEMM: per TC_BK step, every thread copies
  *        its share of the A and B tiles into shared memory, the block

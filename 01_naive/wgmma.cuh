@@ -31,6 +31,8 @@
 
 #include <stdint.h>
 
+#include "../common/ptx.cuh" /* smem_addr() */
+
 #define WG_THREADS 128      /**< threads of a warpgroup: wgmma's unit */
 #define SW128_ROW_BYTES 128 /**< bytes of one swizzled row: 64 BF16 */
 #define SW128_ATOM_BYTES 1024 /**< 8 rows: the swizzle's period; tiles start at multiples of it */
@@ -39,12 +41,6 @@
 __device__ __forceinline__ uint32_t sw128_offset(int row, int chunk)
 {
     return (uint32_t)(row * SW128_ROW_BYTES + ((chunk ^ (row & 7)) << 4));
-}
-
-/** @brief The shared-memory address (as the PTX instructions take it) of a generic pointer into shared memory. */
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
 }
 
 /**

@@ -8,8 +8,9 @@
  * what changes is how tiles reach shared memory, exactly as in kernel.cu:
  * each thread issues cp.async copies (the instruction `cuda::memcpy_async`
  * issues, without its run-time checks) straight into the swizzled layout,
- * and a `cuda::pipeline` tracks which stage's copies have landed, so the copies of the next tiles run while the tensor cores
- * multiply the current one.
+ * and a `cuda::pipeline` tracks which stage's copies have landed, so the
+ * copies of the next tiles run while the tensor cores multiply the current
+ * one.
  *
  * Knobs: TC_BN as in chapter 01, and TC_STAGES (ring depth).
  * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).

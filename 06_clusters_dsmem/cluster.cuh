@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
+#include "../common/ptx.cuh" /* smem_addr() */
+
 /**
  * @brief Fill a cudaLaunchKernelEx() configuration for clusters of
  *        @p cluster blocks (host code; @p attr must outlive the launch).
@@ -46,12 +48,6 @@ static inline void cluster_launch_config(cudaLaunchConfig_t *cfg, cudaLaunchAttr
     attr->val.clusterDim.z = cluster.z;
     cfg->attrs = attr;
     cfg->numAttrs = 1;
-}
-
-/** @brief The 32-bit shared-memory address of a pointer into this block's shared memory. */
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
 }
 
 /** @brief `mbarrier.init`: the barrier's phases complete after @p count arrivals. */

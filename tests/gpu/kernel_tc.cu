@@ -14,11 +14,6 @@ enum tc_fault { TC_UNSWIZZLED, TC_K_TAIL };
 
 #define TC_SMEM (TC_STAGE_BYTES + SW128_ATOM_BYTES)
 
-__device__ __forceinline__ void load_store16(uint8_t *dst, const uint16_t *src)
-{
-    *reinterpret_cast<uint4 *>(dst) = *reinterpret_cast<const uint4 *>(src);
-}
-
 __global__ void __launch_bounds__(TC_CONSUMERS, 1)
 gemm_faulty_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint16_t *__restrict__ B,
                float *__restrict__ C, int fault)
