@@ -97,6 +97,9 @@ __device__ __forceinline__ void load_store16(uint8_t *dst, const uint16_t *src)
  *        element by element and stored here, zeros outside the matrix.
  *        Returns 1 when it stored any such chunk.
  *
+ * BCOLS (TC_BN unless given) is the width of the B tile copied: chapter
+ * 06's clusters copy a part of it, @p Bs and @p n0 then being the part's.
+ *
  * The NTHREADS threads (ids @p tid) take every NTHREADS-th chunk. Inside
  * the matrices the chunks a thread takes lie a fixed distance apart in
  * global memory and, because a thread keeps its chunk column and its row
@@ -104,17 +107,17 @@ __device__ __forceinline__ void load_store16(uint8_t *dst, const uint16_t *src)
  * tile: the unrolled loops need an add per chunk, not the index
  * arithmetic of the edge path.
  */
-template <int NTHREADS, class Copy>
+template <int NTHREADS, int BCOLS = TC_BN, class Copy>
 __device__ __forceinline__ bool tile_chunks(uint8_t *As, uint8_t *Bs, const uint16_t *__restrict__ A,
                                             const uint16_t *__restrict__ B, int M, int N, int K, int m0, int n0,
                                             int k0, bool a_vec, bool b_vec, int tid, Copy copy)
 {
-    constexpr int CB = TC_BN / 8;           /* chunks in a row of the B tile */
+    constexpr int CB = BCOLS / 8;           /* chunks in a row of the B tile */
     constexpr int ASTEP = NTHREADS / 8;     /* rows between a thread's A chunks */
     constexpr int KSTEP = NTHREADS / CB;    /* K rows between a thread's B chunks */
     static_assert(NTHREADS % CB == 0 && ASTEP % 8 == 0 && (KSTEP % 8 == 0 || 8 % KSTEP == 0),
                   "the threads split the tiles into whole rows of chunks");
-    if (a_vec && b_vec && m0 + TC_BM <= M && n0 + TC_BN <= N && k0 + TC_BK <= K) {
+    if (a_vec && b_vec && m0 + TC_BM <= M && n0 + BCOLS <= N && k0 + TC_BK <= K) {
         const int c = tid % 8, r = tid / 8;
         const uint16_t *a = A + (size_t)(m0 + r) * K + k0 + c * 8;
         uint8_t *as = As + a_chunk(r, c); /* row r + i x ASTEP keeps r's swizzle: ASTEP is a multiple of 8 */

@@ -42,7 +42,8 @@ __device__ __forceinline__ void cp_async16(uint8_t *dst, const uint16_t *src)
 
 /**
  * @brief Start this thread's copies of K-tile @p k0 into one stage (A tile
- *        at @p As, B tile at @p Bs), NTHREADS copying threads (ids @p tid).
+ *        at @p As, B tile at @p Bs), NTHREADS copying threads (ids @p tid);
+ *        BCOLS columns of B (tile_chunks()).
  *
  * Chunks inside the matrices go by cp.async (tile_chunks(), chapter 01);
  * those at the edges are loaded element by element and stored, zeros
@@ -54,12 +55,12 @@ __device__ __forceinline__ void cp_async16(uint8_t *dst, const uint16_t *src)
  * cp.async mainloops for wgmma.
  */
 // [issue]
-template <int NTHREADS>
+template <int NTHREADS, int BCOLS = TC_BN>
 __device__ __forceinline__ void issue_tile_tc(uint8_t *As, uint8_t *Bs, const uint16_t *__restrict__ A,
                                               const uint16_t *__restrict__ B, int M, int N, int K, int m0, int n0,
                                               int k0, bool a_vec, bool b_vec, int tid)
 {
-    if (tile_chunks<NTHREADS>(As, Bs, A, B, M, N, K, m0, n0, k0, a_vec, b_vec, tid, cp_async16))
+    if (tile_chunks<NTHREADS, BCOLS>(As, Bs, A, B, M, N, K, m0, n0, k0, a_vec, b_vec, tid, cp_async16))
         fence_proxy_async();
 }
 // [issue]

@@ -14,7 +14,9 @@
  * Options:         ./run --help
  */
 #include "../03_warp_specialized/kernel.h"
+#include "../03_warp_specialized/kernel_tc.h"
 #include "kernel.h"
+#include "kernel_tc.h"
 #include "demos/spawn.h"
 #include "demos/tasks.h"
 #include "variants.h"
@@ -48,6 +50,10 @@ int main(int argc, char **argv)
         {"persistent_storer_residual", launch_gemm_persistent_storer_residual, gemm_persistent_storer_knobs},
         /* pingpong.cu: two consumer groups taking tiles in turn */
         {"persistent_pingpong", launch_gemm_persistent_pingpong, gemm_persistent_pingpong_knobs},
+#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+        {"warp_specialized_tc", .launch_tc = launch_gemm_warp_specialized_tc, .knobs = gemm_warp_specialized_tc_knobs},
+        {"persistent_tc", .launch_tc = launch_gemm_persistent_tc, .knobs = gemm_persistent_tc_knobs},
+#endif
     };
     option_extra extras[] = {
         {"tasks", "number of tasks in the task-queue demonstration", 1, 100000, 1000},
@@ -64,6 +70,7 @@ int main(int argc, char **argv)
         .nextras = COUNT_OF(extras),
         .demo = queue_demos, /* run first, as --only tasks and --only spawn */
         .demo_name = "tasks spawn",
+        .tc_line = 1,
     };
     return gemm_chapter_main(argc, argv, &chapter);
 }

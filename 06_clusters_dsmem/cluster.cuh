@@ -1,7 +1,8 @@
 /**
  * @file 06_clusters_dsmem/cluster.cuh
  * @brief Small, documented inline-PTX helpers for thread block clusters:
- *        mbarriers that blocks of a cluster arrive on across the cluster.
+ *        mbarriers that blocks of a cluster arrive on across the cluster,
+ *        and the bulk copy that hands a block's part of a tile to a peer.
  *        Used by chapter 06 (cluster-wide full/empty barriers) and chapter
  *        07 (whose TMA copies, in 07_tma_multicast/tma.cuh, complete on them).
  *
@@ -103,6 +104,45 @@ __device__ __forceinline__ void mbar_arrive_cluster_reader(uint64_t *bar, unsign
     uint32_t remote;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_addr(bar)), "r"(rank));
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+
+/** @brief `mbarrier.expect_tx`: the current phase also waits for @p bytes of asynchronous copies. */
+__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+                 : "memory");
+}
+
+/**
+ * @brief Arrive on this block's barrier @p bar once the calling thread's
+ *        cp.async copies issued so far have landed
+ *        (`cp.async.mbarrier.arrive.noinc`: the barrier's count includes it).
+ */
+__device__ __forceinline__ void mbar_arrive_on_copies(uint64_t *bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+/** @brief Arrive on this block's own barrier @p bar (release at CTA scope), without a cluster address. */
+__device__ __forceinline__ void mbar_arrive_local(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+/**
+ * @brief Copy @p bytes at @p p in this block's shared memory to the same
+ *        offset in block @p rank's, and count them on that block's barrier
+ *        at @p bar's offset (`cp.async.bulk.shared::cluster.shared::cta`):
+ *        the copy engine moves them, no thread of either block stores them.
+ */
+__device__ __forceinline__ void bulk_copy_to_peer(const void *p, unsigned bytes, uint64_t *bar, unsigned rank)
+{
+    uint32_t dst, remote_bar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(smem_addr(p)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
+    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(dst), "r"(smem_addr(p)), "r"(bytes), "r"(remote_bar)
+                 : "memory");
 }
 
 /**

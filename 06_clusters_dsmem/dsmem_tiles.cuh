@@ -2,9 +2,10 @@
  * @file 06_clusters_dsmem/dsmem_tiles.cuh
  * @brief Chapter 06's pieces for sharing tiles between the blocks of a
  *        cluster, for kernel.cu and variants.cu: the block's shape, the
- *        part of each A tile a block copies for the cluster, the PTX that
- *        hands it to the peers (a bulk copy between shared memories that
- *        completes on the peer's mbarrier), and the launch configuration.
+ *        part of each A tile a block copies for the cluster, and the launch
+ *        configuration. The PTX that hands a part to the peers (a bulk copy
+ *        between shared memories that completes on the peer's mbarrier) is
+ *        in cluster.cuh, which the tensor-core kernel shares.
  *        Include after knobs.h, 01_naive/blocked.cuh,
  *        02_double_buffer/async_copy.cuh and 06_clusters_dsmem/cluster.cuh.
  */
@@ -31,45 +32,6 @@ static_assert(PART_K % 4 == 0 && (BM * PART_K / 4) % PRODUCER_THREADS == 0 &&
               "the producer threads split the A part and the B tile evenly, in whole float4s of k "
               "(CLUSTER=8 needs PRODUCER_WARPS=4)");
 static_assert(PART_BYTES % 16 == 0, "a bulk copy moves a multiple of 16 bytes");
-
-/** @brief `mbarrier.expect_tx`: the current phase also waits for @p bytes of asynchronous copies. */
-__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, unsigned bytes)
-{
-    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-                 : "memory");
-}
-
-/**
- * @brief Arrive on this block's barrier @p bar once the calling thread's
- *        cp.async copies issued so far have landed
- *        (`cp.async.mbarrier.arrive.noinc`: the barrier's count includes it).
- */
-__device__ __forceinline__ void mbar_arrive_on_copies(uint64_t *bar)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-
-/** @brief Arrive on this block's own barrier @p bar (release at CTA scope), without a cluster address. */
-__device__ __forceinline__ void mbar_arrive_local(uint64_t *bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-
-/**
- * @brief Copy @p bytes at @p p in this block's shared memory to the same
- *        offset in block @p rank's, and count them on that block's barrier
- *        at @p bar's offset (`cp.async.bulk.shared::cluster.shared::cta`):
- *        the copy engine moves them, no thread of either block stores them.
- */
-__device__ __forceinline__ void bulk_copy_to_peer(const void *p, unsigned bytes, uint64_t *bar, unsigned rank)
-{
-    uint32_t dst, remote_bar;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(dst) : "r"(smem_addr(p)), "r"(rank));
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(smem_addr(bar)), "r"(rank));
-    asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(dst), "r"(smem_addr(p)), "r"(bytes), "r"(remote_bar)
-                 : "memory");
-}
 
 /** @brief Dynamic shared memory of one block: the ring, as chapter 03. */
 static const size_t cluster_smem = RING_BYTES;

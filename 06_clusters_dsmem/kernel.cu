@@ -50,8 +50,8 @@
 #include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER (the Makefile sets them) */
 #include "../01_naive/blocked.cuh" /* compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
-#include "cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
-#include "dsmem_tiles.cuh" /* PART_K, bulk_copy_to_peer(), cluster_gemm_config() */
+#include "cluster.cuh" /* cluster-wide mbarriers, bulk_copy_to_peer(), cluster_launch_config() */
+#include "dsmem_tiles.cuh" /* PART_K, cluster_gemm_config() */
 
 extern "C" const char gemm_cluster_knobs[] =
     KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(STAGES) KNOB(PRODUCER_WARPS) KNOB(CLUSTER);

@@ -14,7 +14,9 @@
  */
 #include "../03_warp_specialized/kernel.h"
 #include "../04_persistent/kernel.h"
+#include "../04_persistent/kernel_tc.h"
 #include "kernel.h"
+#include "kernel_tc.h"
 #include "variants.h"
 
 /** @brief The cluster demonstrations, then chapters 03, 04 and 06's GEMMs and cuBLAS. */
@@ -30,6 +32,10 @@ int main(int argc, char **argv)
         {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
         /* variants.cu: the book's "leader loads, followers read through DSMEM" */
         {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
+#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+        {"persistent_tc", .launch_tc = launch_gemm_persistent_tc, .knobs = gemm_persistent_tc_knobs},
+        {"cluster_tc", .launch_tc = launch_gemm_cluster_tc, .knobs = gemm_cluster_tc_knobs},
+#endif
     };
     option_extra extras[] = {
         {"elements", "ints summed by the reduction demonstration", 1, 1L << 28, 1L << 24},
@@ -47,6 +53,7 @@ int main(int argc, char **argv)
         .nextras = COUNT_OF(extras),
         .demo = cluster_demo, /* runs first, as --only clusters */
         .demo_name = "clusters",
+        .tc_line = 1,
     };
     return gemm_chapter_main(argc, argv, &chapter);
 }

@@ -11,7 +11,9 @@
  * Options:         ./run --help
  */
 #include "../06_clusters_dsmem/kernel.h"
+#include "../06_clusters_dsmem/kernel_tc.h"
 #include "kernel.h"
+#include "kernel_tc.h"
 #include "variants.h"
 
 /** @brief Chapter 06's GEMM, the two TMA GEMMs, the 128 x 128 variants and cuBLAS. */
@@ -25,6 +27,10 @@ int main(int argc, char **argv)
         {"tma128_swizzled", launch_gemm_tma128_swizzled, gemm_tma128_swizzled_knobs},
         {"tma128_transposed", launch_gemm_tma128_transposed, gemm_tma128_transposed_knobs},
         {"tma128_fenced", launch_gemm_tma128_fenced, gemm_tma128_fenced_knobs},
+#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+        {"cluster_tc", .launch_tc = launch_gemm_cluster_tc, .knobs = gemm_cluster_tc_knobs},
+        {"tma_multicast_tc", .launch_tc = launch_gemm_tma_multicast_tc, .knobs = gemm_tma_multicast_tc_knobs},
+#endif
     };
     const gemm_chapter chapter = {
         .chapter = "07_tma_multicast",
@@ -33,6 +39,7 @@ int main(int argc, char **argv)
         .count = COUNT_OF(kernels),
         .demo = staging_demo, /* runs first, as --only staging */
         .demo_name = "staging",
+        .tc_line = 1,
     };
     return gemm_chapter_main(argc, argv, &chapter);
 }

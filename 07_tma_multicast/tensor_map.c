@@ -26,8 +26,10 @@ static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled(void)
     return fn;
 }
 
-int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
-               uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen)
+/* Both element types go through here: FP32 (4 bytes) and BF16 (2). */
+static int map_2d(CUtensorMap *map, CUtensorMapDataType type, size_t esize, const void *base, uint64_t rows,
+                  uint64_t cols, uint64_t row_bytes, uint32_t box_rows, uint32_t box_cols, int swizzle, char *why,
+                  size_t whylen)
 {
     // [map_shape]
     const cuuint64_t dims[2] = {cols, rows}; /* innermost (contiguous) dimension first */
@@ -46,13 +48,13 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
         snprintf(why, whylen, "the matrix does not start at a multiple of 16 bytes");
         return 1;
     }
-    if (row_bytes % 16 != 0 || row_bytes < cols * sizeof(float)) {
-        snprintf(why, whylen, "its row stride (%llu bytes) is not a multiple of 16 bytes (a row of %llu floats)",
-                 (unsigned long long)row_bytes, (unsigned long long)cols);
+    if (row_bytes % 16 != 0 || row_bytes < cols * esize) {
+        snprintf(why, whylen, "its row stride (%llu bytes) is not a multiple of 16 bytes (a row of %llu %s)",
+                 (unsigned long long)row_bytes, (unsigned long long)cols, esize == 4 ? "floats" : "BF16 values");
         return 1;
     }
-    if (box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256 || box_cols * sizeof(float) % 16 != 0) {
-        snprintf(why, whylen, "a box of %u x %u floats: each side must be 1..256 and a box row a multiple of 16 bytes",
+    if (box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256 || box_cols * esize % 16 != 0) {
+        snprintf(why, whylen, "a box of %u x %u elements: each side must be 1..256 and a box row a multiple of 16 bytes",
                  box_rows, box_cols);
         return 1;
     }
@@ -60,8 +62,9 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
         snprintf(why, whylen, "no %d-byte swizzle (0, 32, 64 or 128)", swizzle);
         return 1;
     }
-    if (swizzle && box_cols * sizeof(float) > (size_t)swizzle) {
-        snprintf(why, whylen, "a box row of %u bytes is wider than the %d-byte swizzle", box_cols * 4, swizzle);
+    if (swizzle && box_cols * esize > (size_t)swizzle) {
+        snprintf(why, whylen, "a box row of %u bytes is wider than the %d-byte swizzle", (unsigned)(box_cols * esize),
+                 swizzle);
         return 1;
     }
     if (fn == NULL) {
@@ -69,7 +72,7 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
         return 1;
     }
     // [encode]
-    r = fn(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims, strides, box, steps,
+    r = fn(map, type, 2, (void *)base, dims, strides, box, steps,
            CU_TENSOR_MAP_INTERLEAVE_NONE,
            swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
            : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
@@ -82,4 +85,18 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
         return 1;
     }
     return 0;
+}
+
+int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+               uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen)
+{
+    return map_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, sizeof(float), base, rows, cols, row_bytes, box_rows,
+                  box_cols, swizzle, why, whylen);
+}
+
+int tma_map_2d_bf16(CUtensorMap *map, const uint16_t *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+                    uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen)
+{
+    return map_2d(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, sizeof(uint16_t), base, rows, cols, row_bytes, box_rows,
+                  box_cols, swizzle, why, whylen);
 }

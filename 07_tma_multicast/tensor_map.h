@@ -4,7 +4,7 @@
  *        on the host with the driver's cuTensorMapEncodeTiled, which is
  *        reached through cudaGetDriverEntryPointByVersion(): no -lcuda.
  *
- * A tensor map describes a 2-D row-major FP32 matrix in global memory and
+ * A tensor map describes a 2-D row-major FP32 (or BF16) matrix in global memory and
  * the box (tile) one TMA copy moves. The hardware's rules, checked here
  * with a message that names the one broken: the base address and the row
  * stride are multiples of 16 bytes, each box side is 1..256 elements, and
@@ -42,6 +42,13 @@ extern "C" {
  */
 int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
                uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen);
+
+/**
+ * @brief As tma_map_2d(), for a matrix of BF16 values (uint16_t), as the
+ *        tensor-core kernel's A and B (kernel_tc.cu).
+ */
+int tma_map_2d_bf16(CUtensorMap *map, const uint16_t *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
+                    uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@
 #   TC_CU       its tensor-core sources (kernel_tc.cu and a parent's), built
 #               for ARCH=sm_90a only (wgmma); such a build defines
 #               TUTORIAL_TC, and main.c lists their kernels under it
+#   TC_PARENT   the chapter whose kernel_tc.cu its kernel_tc.cu extends,
+#               where that is not PARENT
 # On the command line:
 #   ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75   GPU target (common/arch.mk picks one)
 #   DEBUG=1     device debug build (-G), host -O0 -g
@@ -187,16 +189,17 @@ else
 	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel.cu); test $$? -le 1'
 endif
 
+TC_PARENT ?= $(PARENT)
 # `make diff-tc`: the same for the tensor-core line, kernel_tc.cu against the
 # parent's (chapter 01's is the line's start).
 diff-tc:
 ifeq ($(wildcard kernel_tc.cu),)
 	@echo "$(CHAPTER_LABEL) has no tensor-core kernel"
-else ifeq ($(wildcard ../$(strip $(PARENT))/kernel_tc.cu),)
+else ifeq ($(wildcard ../$(strip $(TC_PARENT))/kernel_tc.cu),)
 	@echo "$(CHAPTER_LABEL)'s kernel_tc.cu starts the tensor-core line: it has no parent"
 else
-	@bash -c 'diff -u --label ../$(strip $(PARENT))/kernel_tc.cu --label kernel_tc.cu \
-	  <(awk -v mode=clean -f $(REGIONS_AWK) ../$(strip $(PARENT))/kernel_tc.cu) \
+	@bash -c 'diff -u --label ../$(strip $(TC_PARENT))/kernel_tc.cu --label kernel_tc.cu \
+	  <(awk -v mode=clean -f $(REGIONS_AWK) ../$(strip $(TC_PARENT))/kernel_tc.cu) \
 	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel_tc.cu); test $$? -le 1'
 endif
 

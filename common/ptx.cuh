@@ -15,4 +15,25 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p)
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/**
+ * @brief Wait at hardware barrier @p id until @p nthreads threads (a multiple
+ *        of 32) have reached it.
+ *
+ * `__syncthreads()` is barrier 0 with every thread of the block; ids 1-15
+ * let two roles meet without stopping the others. Memory accesses before
+ * the barrier are visible to every participating thread after it.
+ *
+ * `bar.sync` is PTX's `barrier.sync.aligned`: it is defined only when every
+ * participating thread executes the same barrier instruction. The kernels
+ * use it only where that holds (make_pipeline()'s set-up, the producers
+ * sharing a tile index, each at one place in the code). The consumer ->
+ * storer hand-off happens at two different places (the consumers' code and
+ * the storers'), so it uses `cuda::barrier` instead; a first version with
+ * `bar.sync` there gave correct results but was reported by racecheck.
+ */
+__device__ __forceinline__ void named_barrier_sync(int id, int nthreads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
+}
+
 #endif

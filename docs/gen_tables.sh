@@ -178,7 +178,10 @@ trap 'rm -rf "$hardware" "$hardware.base" "$lineage" "$lineage.d" "$runs_where" 
             echo "$d"
             echo '```'
         } >"$lineage.d/diff-$n.md"
-        # the tensor-core line's step, where the chapter and its parent have one (make diff-tc)
+        # the tensor-core line's step, where the chapter and its parent have one (make diff-tc;
+        # TC_PARENT where the tensor-core kernel's parent is another chapter)
+        tc_parent=$(sed -n 's/^TC_PARENT *:= *//p' "$mk")
+        parent=${tc_parent:-$parent}
         [ -f "$ch/kernel_tc.cu" ] && [ -f "$parent/kernel_tc.cu" ] || continue
         d=$(diff -u --label "$parent/kernel_tc.cu" --label "$ch/kernel_tc.cu" \
             <(awk -v mode=clean -f tests/classroom/regions.awk "$parent/kernel_tc.cu") \

@@ -892,9 +892,10 @@ queue_faults() {
         queue 1 "planted fault caught by the verification: $f" tests/gpu/run --only "$f" --m 127 --n 255 --k 63 \
             --reps 1 --warmup 0
     done
-    # the tensor-core path (sm_90a): a tile in the wrong layout, a K tail dropped
+    # the tensor-core path (sm_90a): a tile in the wrong layout, a K tail
+    # dropped, a persistent block's accumulators carried from tile to tile
     if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d ' ')" = 9.0 ]; then
-        for f in tc_unswizzled tc_k_tail; do
+        for f in tc_unswizzled tc_k_tail tc_stale_acc; do
             queue 1 "planted fault in the tensor-core path caught by the verification: $f" tests/gpu/run --only "$f" \
                 --m 127 --n 255 --k 63 --reps 1 --warmup 0
         done

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# What odd shapes cost the tensor-core line (chapters 01-03): each chapter's
-# tensor-core kernels and cuBLAS BF16 at 4096^3, at K = 4088 (a multiple of
-# 8 but not of the tile's 64: the last K tile takes the guarded path) and at
-# 4095^3 (K and N not multiples of 8: no row of A or B is 16-byte aligned,
-# so every chunk goes element by element), each row verified.
+# What odd shapes cost the tensor-core line: each chapter's tensor-core
+# kernels and cuBLAS BF16 at 4096^3, at K = 4088 (a multiple of 8 but not of
+# the tile's 64: the last K tile takes the guarded path, or TMA's zero fill)
+# and at 4095^3 (K and N not multiples of 8: no row of A or B is 16-byte
+# aligned, so every chunk goes element by element, or chapter 07 pads the
+# rows first), each row verified.
 #
 #   TUTORIAL_COMMIT=abc123 bash tests/tc_shapes.sh   -> docs/results/<gpu>-tc-shapes.csv
 set -euo pipefail
@@ -13,7 +14,10 @@ ROOT=$PWD
 
 runs="01_naive|blocked_tc,cublas_bf16
 02_double_buffer|blocked_tc,double_buffer_tc,cublas_bf16
-03_warp_specialized|double_buffer_tc,warp_specialized_tc,cublas_bf16"
+03_warp_specialized|double_buffer_tc,warp_specialized_tc,cublas_bf16
+04_persistent|warp_specialized_tc,persistent_tc,cublas_bf16
+06_clusters_dsmem|persistent_tc,cluster_tc,cublas_bf16
+07_tma_multicast|cluster_tc,tma_multicast_tc,cublas_bf16"
 shapes="4096x4096x4096 4096x4096x4088 4095x4095x4095"
 out="docs/results/$(gpu_slug)-tc-shapes.csv"
 mkdir -p tests/build/logs docs/results

@@ -4,12 +4,15 @@
 # The work queue is an atomic add on global memory; the pipeline is chapter 03's.
 PTX_MUST=('atom\.global\.add' 'mbarrier\.try_wait' 'cp\.async\.(cg|ca)\.shared\.global')
 PTX_MUST_NOT=()
+# The tensor-core kernel: chapter 03's, with the same queue.
+PTX_MUST_TC=('wgmma\.mma_async\.sync\.aligned\.m64n(128|256)k16\.f32\.bf16\.bf16' 'cp\.async\.cg\.shared\.global.*16'
+             'setmaxnreg\.dec\.sync\.aligned\.u32 40' 'setmaxnreg\.inc\.sync\.aligned\.u32 232' 'atom\.global\.add')
 PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the task demonstration out; the sanitizers
 # run both parts, with fewer tasks.
-SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,persistent_pingpong,cublas)
+SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,persistent_pingpong,cublas,warp_specialized_tc,persistent_tc,cublas_bf16)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --tasks 50 --spawn-roots 20 --spawn-depth 30)
 # Cases beyond the GEMM shapes: task counts (comma-separated arguments)...
 # (spawn: a single task; a few narrow trees up to 1,000 deep; many shallow ones)
@@ -28,14 +31,17 @@ BENCH_DEMO_ARGS=(--only=spawn,--spawn-roots=2048,--spawn-depth=200
                  --only=persistent+persistent_storer+persistent_pingpong+cublas,--m=16384,--n=16384,--k=64)
 BENCH_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 STAGES=6 PRODUCER_WARPS=8
                 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
-                persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4)
+                persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4
+                persistent_tc:GROUP=1 persistent_tc:GROUP=16 persistent_tc:TC_STAGES=3)
+# the tensor-core line at 8192^3 too, beside cuBLAS BF16
+BENCH_ALSO_8192=warp_specialized_tc,persistent_tc,cublas_bf16
 # Storer warps hand C over through cuda::barriers, and with the residual
 # fetch R into it with asynchronous copies: memcheck and racecheck on four
 # storers too (the default build's variants, with one, run under all four tools).
 SANITIZE_VARIANTS=(persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
                    persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4)
 
-PROFILE_KERNELS=warp_specialized,persistent,persistent_residual,persistent_storer,cublas
+PROFILE_KERNELS=warp_specialized,persistent,persistent_residual,persistent_storer,cublas,warp_specialized_tc,persistent_tc,cublas_bf16
 PROFILE_VARIANTS=(GROUP=1 GROUP=16 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4)
 # tests/sass_profile.sh: per-loop SASS counts and stall samples, chapter 03's kernel beside the lesson
 SASS_KERNELS=warp_specialized,persistent
@@ -43,7 +49,7 @@ SASS_KERNELS=warp_specialized,persistent
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=tasks,persistent --m=4096 --n=4096 --k=256 --tasks=1000)
+TRACE_ARGS=(--only=tasks,persistent,persistent_tc --m=4096 --n=4096 --k=256 --tasks=1000)
 TRACE_TEST_ARGS=(--tasks 50)
 TRACE_MUST=(fetch "wait empty" issue "wait full" compute store task)
 
@@ -67,4 +73,5 @@ CHECK_GPU=("04.1 which threads take a ticket (one, or every producer: the same a
            "04.3 the reset (host code, not in the kernel's PTX)")
 
 # The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
-KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6)
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6 TC_BN=128
+            TC_STAGES=3)

@@ -16,6 +16,7 @@ DECLARE(hang)
 #ifdef TUTORIAL_TC
 cudaError_t launch_tc_unswizzled(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C, cudaStream_t s);
 cudaError_t launch_tc_k_tail(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C, cudaStream_t s);
+cudaError_t launch_tc_stale_acc(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C, cudaStream_t s);
 #endif
 
 int main(int argc, char **argv)
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
 #ifdef TUTORIAL_TC /* the tensor-core line (sm_90a): chapter 01's blocked_tc with a fault */
         {"tc_unswizzled", .launch_tc = launch_tc_unswizzled, .knobs = "A tile stored unswizzled"},
         {"tc_k_tail", .launch_tc = launch_tc_k_tail, .knobs = "last partial K tile dropped"},
+        {"tc_stale_acc", .launch_tc = launch_tc_stale_acc, .knobs = "persistent, accumulators not zeroed per tile"},
 #endif
     };
     const gemm_chapter chapter = {
