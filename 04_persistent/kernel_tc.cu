@@ -63,6 +63,9 @@ namespace cg = cooperative_groups;
  *        output tiles from @p next_tile and copies their K tiles into the
  *        ring, warpgroups 1 and 2 multiply them, tile after tile, until
  *        the counter passes the last tile.
+ * @param M, N, K    problem size
+ * @param A, B       inputs (M x K, K x N, BF16, row-major)
+ * @param C          output (M x N, FP32)
  * @param next_tile  the tile counter; 0 at launch (the launcher resets it)
  */
 // [kernel]

@@ -63,7 +63,7 @@
 #if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP)
 #error "TC_STAGES TC_CLUSTER TC_GROUP: set by the chapter's Makefile (make help lists them); build with make"
 #endif
-#define GROUP TC_GROUP /* tile_order.cuh's name for it */
+#define GROUP TC_GROUP /**< tile_order.cuh's name for TC_GROUP */
 #include "../04_persistent/tile_order.cuh" /* tile_coords(): the grouped order */
 
 static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");

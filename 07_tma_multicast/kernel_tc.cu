@@ -52,7 +52,7 @@
 #if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP)
 #error "TC_STAGES TC_CLUSTER TC_GROUP: set by the chapter's Makefile (make help lists them); build with make"
 #endif
-#define GROUP TC_GROUP /* tile_order.cuh's name for it */
+#define GROUP TC_GROUP /**< tile_order.cuh's name for TC_GROUP */
 #include "../04_persistent/tile_order.cuh" /* tile_coords(): the grouped order */
 
 static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
@@ -82,8 +82,10 @@ namespace cg = cooperative_groups;
  *        blocks of a cluster take vertically adjacent C tiles together;
  *        one thread of warpgroup 0 copies the A tile and multicasts its
  *        part of the B tile to the cluster, warpgroups 1 and 2 multiply.
- * @param map_a  tensor map of A (M x K), boxes of TC_BM rows x TC_BK
- * @param map_b  tensor map of B (K x N), boxes of TC_BK rows x 64 (a panel)
+ * @param M, N, K  problem size
+ * @param map_a  tensor map of A (M x K, BF16), boxes of TC_BM rows x TC_BK
+ * @param map_b  tensor map of B (K x N, BF16), boxes of TC_BK rows x 64 (a panel)
+ * @param C      output (M x N, FP32)
  */
 // [kernel]
 __global__ void __launch_bounds__(TC_WS_THREADS, 1)
@@ -262,7 +264,7 @@ extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const u
     char why[160];
     if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, 128, why, sizeof why) ||
         tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, 64, 128, why, sizeof why)) {
-        fprintf(stderr, "07_tma_multicast: cannot describe the matrix to TMA: %s\n", why);
+        fprintf(stderr, "07_tma_multicast: tma_multicast_tc: no tensor map for A or B: %s\n", why);
         return cudaErrorInvalidValue;
     }
     const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);

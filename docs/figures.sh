@@ -185,12 +185,18 @@ tl timeline-03-tc $T/03_warp_specialized.csv "Chapter 03, warp_specialized_tc: w
     14 1 warps warp_specialized_tc "0 4 8" 1
 tl timeline-04 $T/04_persistent.csv "Chapter 04: one block per SM takes tile after tile from the queue" \
     60 1 warps persistent "0 3 4 11" 1
+tl timeline-04-tc $T/04_persistent.csv "Chapter 04, persistent_tc: warpgroup 0 fills the ring for the next tile while warpgroups 1 and 2 store C" \
+    32 1 warps persistent_tc "0 4 8" 1
 tl timeline-05 $T/05_cooperative_grid.csv "Chapter 05: two stages per iteration, as launches, as a graph, with grid.sync()" \
     100 0.35 kernels two_stage_launches two_stage_graph two_stage_cooperative
 tl timeline-06 $T/06_clusters_dsmem.csv "Chapter 06: producer warps (0-3) copy and forward A parts, consumer warps (4-11) compute" \
     65 1 warps cluster "0 3 4 11" 1
 tl timeline-07 $T/07_tma_multicast.csv "Chapter 07: one thread of warp 0 issues every copy; warps 4-11 compute" \
     60 1 warps tma_multicast "0 4 11" 1
+tl timeline-06-tc $T/06_clusters_dsmem.csv "Chapter 06, cluster_tc: warpgroup 0 copies and hands half of each B tile to the peer; warpgroups 1 and 2 multiply" \
+    18 1 warps cluster_tc "0 4 8" 1
+tl timeline-07-tc $T/07_tma_multicast.csv "Chapter 07, tma_multicast_tc: one thread of warp 0 issues every copy; warpgroups 1 and 2 multiply" \
+    16 1 warps tma_multicast_tc "0 4 8" 1
 
 # Chapter 01's three kernels and cuBLAS, milliseconds at 4096^3, from its own run.
 ch01_data() {

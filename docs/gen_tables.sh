@@ -36,7 +36,8 @@
 # size= names the problem size the profile ran at, for the caption
 # (default: "the default size"); only=METRIC[,METRIC...] keeps those rows;
 # kernels=LABEL[,LABEL...] keeps those columns, label=TEXT the columns
-# whose label contains the text.
+# whose label contains the text; without kernels=, line=tc keeps the
+# tensor-core line's columns and no line= the FP32 line's, as in results-table.
 #
 # The hardware each chapter needs comes from the chapter Makefiles (MIN_CC,
 # MIN_CC_FOR), so the README, the main page and the builds agree:
@@ -414,9 +415,9 @@ render() { # page -> stdout
         if (u == "ns" || u == "byte" || u == "sector" || u == "cycle") return s " (" u ")"
         return s
     }
-    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, fonly, fkernels, flabel, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
+    function metrics(spec,    n, a, i, kv, file, fchapter, fsize, fonly, fkernels, flabel, fline, istc, line, f, nk, nm, kname, mname, unit, val, k, m, row, gpu, commit, cell, legend) {
         n = split(spec, a, " ")
-        file = a[1]; fchapter = ""; fonly = ""; fkernels = ""; flabel = ""
+        file = a[1]; fchapter = ""; fonly = ""; fkernels = ""; flabel = ""; fline = ""
         fsize = "the default size"
         for (i = 2; i <= n; i++) {
             split(a[i], kv, "=")
@@ -425,6 +426,7 @@ render() { # page -> stdout
             else if (kv[1] == "only") fonly = kv[2]
             else if (kv[1] == "kernels") fkernels = substr(a[i], 9)
             else if (kv[1] == "label") flabel = substr(a[i], 7)
+            else if (kv[1] == "line") fline = kv[2]
         }
         if ((getline line < file) <= 0) {
             print "<em>No profile yet: run `tests/profile.sh` on a GPU to create `" file "`.</em>"
@@ -436,6 +438,9 @@ render() { # page -> stdout
             if (fonly != "" && index("," fonly ",", "," f[5] ",") == 0) continue
             if (fkernels != "" && index("," fkernels ",", "," f[4] ",") == 0) continue
             if (flabel != "" && index(f[4], flabel) == 0) continue
+            # without kernels=, the columns of one line: tensor cores with line=tc, else FP32
+            istc = f[4] ~ /_tc(\[|$)/ || f[4] == "cublas_bf16"
+            if (fkernels == "" && (fline == "tc") != istc) continue
             gpu = f[1]; commit = f[2]
             if (!(f[4] in kseen)) { kseen[f[4]] = 1; kname[++nk] = f[4] }
             if (!(f[5] in mseen)) { mseen[f[5]] = 1; mname[++nm] = f[5]; unit[f[5]] = f[6] }

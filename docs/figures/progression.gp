@@ -2,7 +2,7 @@
 # same run), at 4096^3 and 8192^3, and its tensor-core kernel as % of cuBLAS
 # BF16 (same run), where it has one. Input: progression.dat, which
 # docs/figures.sh extracts from docs/results/<gpu>.csv.
-set terminal svg size 900,380 dynamic font "sans,12" background rgb "white"
+set terminal svg size 1150,400 dynamic font "sans,12" background rgb "white"
 set output ARG2
 set datafile separator "\t"
 set style data histograms
@@ -14,7 +14,7 @@ set ytics 0,20,100 nomirror
 set grid ytics lc rgb "#dddddd"
 set ylabel "% of cuBLAS (same run, same line)"
 set key top left Left reverse noautotitle noenhanced font ",10"
-set xtics nomirror scale 0 noenhanced font ",11"
+set xtics nomirror scale 0 noenhanced font ",10"
 set border 3
 set arrow from graph 0, first 100 to graph 1, first 100 nohead dt 2 lc rgb "#444444"
 set label "cuBLAS" at graph 0.995, first 103 right font ",10"
