@@ -51,6 +51,25 @@ static inline void cluster_launch_config(cudaLaunchConfig_t *cfg, cudaLaunchAttr
     cfg->numAttrs = 1;
 }
 
+/**
+ * @brief How many clusters of @p cluster blocks of @p threads (and @p smem
+ *        bytes of dynamic shared memory) of @p kernel can be resident at
+ *        once on this GPU: the grid of a persistent cluster kernel (host code).
+ */
+static inline cudaError_t resident_clusters_of(const void *kernel, unsigned threads, size_t smem, unsigned cluster,
+                                               int *clusters)
+{
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    int dev, sms;
+    cudaError_t err;
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+        return err;
+    cluster_launch_config(&cfg, &attr, dim3(sms / cluster * cluster), dim3(threads), smem, 0, dim3(cluster, 1, 1));
+    return cudaOccupancyMaxActiveClusters(clusters, kernel, &cfg);
+}
+
 /** @brief `mbarrier.init`: the barrier's phases complete after @p count arrivals. */
 __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
 {

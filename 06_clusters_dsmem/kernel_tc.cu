@@ -47,6 +47,7 @@
  * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
  */
 #include <cooperative_groups.h>
+#include <cuda/pipeline>
 #include <stdint.h>
 #include <cuda_runtime.h>
 
@@ -63,8 +64,7 @@
 #if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP)
 #error "TC_STAGES TC_CLUSTER TC_GROUP: set by the chapter's Makefile (make help lists them); build with make"
 #endif
-#define GROUP TC_GROUP /**< tile_order.cuh's name for TC_GROUP */
-#include "../04_persistent/tile_order.cuh" /* tile_coords(): the grouped order */
+#include "../04_persistent/tile_order.cuh" /* grouped_tile_coords(): chapter 04's order */
 
 static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
 static_assert(TC_GROUP >= 1, "TC_GROUP must be at least 1");
@@ -89,15 +89,6 @@ extern "C" const char gemm_cluster_tc_knobs[] =
     KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP);
 
 namespace cg = cooperative_groups;
-
-/** @brief `cp.async.commit_group`: close this thread's copies issued since the last one into a group. */
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-/** @brief `cp.async.wait_group`: wait until at most @p n of this thread's groups are in flight (n: a constant). */
-#define cp_async_wait(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
 
 /**
  * @brief Hand this block's part of stage @p s's B tile to every peer, once
@@ -164,10 +155,13 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
         // [producer]
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(TC_PRODUCER_REGS));
         const bool a_vec = rows_aligned16_bf16(A, K), b_vec = rows_aligned16_bf16(B, N);
+        /* Each thread's copies of a K step are its own group, as in
+         * kernel.cu: it waits for them itself before it hands them over. */
+        cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
         int it = 0;           /* K steps issued so far, over all tiles: stage it % TC_STAGES */
         for (int u = first; u < units; u += step) {
             int um, tn;
-            tile_coords(u, units_m, tiles_n, &um, &tn);
+            grouped_tile_coords(u, units_m, tiles_n, TC_GROUP, &um, &tn);
             const int m0 = (um * TC_CLUSTER + rank) * TC_BM, n0 = tn * TC_BN;
             for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                 const int s = it % TC_STAGES;
@@ -182,21 +176,21 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
                                                           stage_b_tc(ring, s) + rank * TC_PART_BYTES, A, B, M,
                                                           N, K, m0, n0 + rank * TC_PART_COLS, kt * TC_BK, a_vec,
                                                           b_vec, threadIdx.x);
-                cp_async_commit();
+                pipe.producer_commit();
                 mbar_arrive_on_copies(&full[s]); /* counts once this thread's copies have landed */
                 TRACE_END(t_issue, TRACE_ISSUE, kt);
                 /* The previous step's part: its copies have landed by now, or
                  * nearly (a longer lag was measured slower: see the page). */
                 if (TC_CLUSTER > 1 && it >= 1) {
                     TRACE_BEGIN(t_share);
-                    cp_async_wait(1);
+                    cuda::pipeline_consumer_wait_prior<1>(pipe); /* step it - 1's copies have landed */
                     forward_part_tc(ring, full, (it - 1) % TC_STAGES, rank);
                     TRACE_END(t_share, TRACE_SHARE, kt);
                 }
             }
         }
         if (TC_CLUSTER > 1 && it >= 1) { /* the last step's part */
-            cp_async_wait(0);
+            cuda::pipeline_consumer_wait_prior<0>(pipe);
             forward_part_tc(ring, full, (it - 1) % TC_STAGES, rank);
         }
         // [producer]
@@ -207,7 +201,7 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
         int it = 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
-            tile_coords(u, units_m, tiles_n, &um, &tn);
+            grouped_tile_coords(u, units_m, tiles_n, TC_GROUP, &um, &tn);
             float acc[TC_ACC] = {};
             for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                 const int s = it % TC_STAGES;
@@ -255,13 +249,8 @@ extern "C" cudaError_t launch_gemm_cluster_tc(int M, int N, int K, const uint16_
     cudaError_t err = smem_opt_in((const void *)gemm_cluster_tc, TC_SMEM);
     if (err != cudaSuccess) return err;
     if (resident_clusters == 0) {
-        int dev, sms;
-        if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-            (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
-            return err;
-        cluster_launch_config(&cfg, &attr, dim3(sms / TC_CLUSTER * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM,
-                              stream, dim3(TC_CLUSTER, 1, 1));
-        if ((err = cudaOccupancyMaxActiveClusters(&resident_clusters, gemm_cluster_tc, &cfg)) != cudaSuccess)
+        if ((err = resident_clusters_of((const void *)gemm_cluster_tc, TC_WS_THREADS, TC_SMEM, TC_CLUSTER,
+                                        &resident_clusters)) != cudaSuccess)
             return err;
         if (resident_clusters < 1) return cudaErrorInvalidConfiguration; /* cannot be resident at all */
     }

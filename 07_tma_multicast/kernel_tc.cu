@@ -52,8 +52,7 @@
 #if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP)
 #error "TC_STAGES TC_CLUSTER TC_GROUP: set by the chapter's Makefile (make help lists them); build with make"
 #endif
-#define GROUP TC_GROUP /**< tile_order.cuh's name for TC_GROUP */
-#include "../04_persistent/tile_order.cuh" /* tile_coords(): the grouped order */
+#include "../04_persistent/tile_order.cuh" /* grouped_tile_coords(): chapter 04's order */
 
 static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
 static_assert(TC_GROUP >= 1, "TC_GROUP must be at least 1");
@@ -130,7 +129,7 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
             int it = 0; /* K steps issued so far, over all tiles: stage it % TC_STAGES */
             for (int u = first; u < units; u += step) {
                 int um, tn;
-                tile_coords(u, units_m, tiles_n, &um, &tn);
+                grouped_tile_coords(u, units_m, tiles_n, TC_GROUP, &um, &tn);
                 const int m0 = (um * TC_CLUSTER + rank) * TC_BM, n0 = tn * TC_BN;
                 for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                     const int s = it % TC_STAGES;
@@ -161,7 +160,7 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
         int it = 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
-            tile_coords(u, units_m, tiles_n, &um, &tn);
+            grouped_tile_coords(u, units_m, tiles_n, TC_GROUP, &um, &tn);
             float acc[TC_ACC] = {};
             for (int kt = 0; kt < k_tiles; ++kt, ++it) {
                 const int s = it % TC_STAGES;
@@ -244,13 +243,8 @@ extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const u
     cudaError_t err = smem_opt_in((const void *)gemm_tma_multicast_tc, TC_SMEM);
     if (err != cudaSuccess) return err;
     if (resident_clusters == 0) {
-        int dev, sms;
-        if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-            (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
-            return err;
-        cluster_launch_config(&cfg, &attr, dim3(sms / TC_CLUSTER * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM,
-                              stream, dim3(TC_CLUSTER, 1, 1));
-        if ((err = cudaOccupancyMaxActiveClusters(&resident_clusters, gemm_tma_multicast_tc, &cfg)) != cudaSuccess)
+        if ((err = resident_clusters_of((const void *)gemm_tma_multicast_tc, TC_WS_THREADS, TC_SMEM, TC_CLUSTER,
+                                        &resident_clusters)) != cudaSuccess)
             return err;
         if (resident_clusters < 1) return cudaErrorInvalidConfiguration; /* cannot be resident at all */
     }
