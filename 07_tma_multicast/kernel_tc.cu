@@ -28,14 +28,24 @@
  * Parent: chapter 06 (06_clusters_dsmem/kernel_tc.cu); `make diff-tc`
  * shows what this changes.
  *
+ * The epilogue goes through TMA too (store_tile_tma()): each warp writes
+ * its 16 rows of accumulators into a 2 KB box in shared memory, 32 columns
+ * at a time, and one lane has the copy engine store the box to C in whole
+ * 128-byte rows while the warp fills its other box; the last stores drain
+ * while the warp multiplies the next tile. From registers (chapter 06's
+ * store_tile_tc()) each store instruction of a warp writes 32 bytes into
+ * each of 8 rows of C, and the warp waits for nothing but the issue.
+ *
  * Knobs: TC_BN, TC_STAGES, TC_CLUSTER, TC_GROUP as in chapter 06
- * (TC_CLUSTER=1: TMA without multicast).
+ * (TC_CLUSTER=1: TMA without multicast); TC_TMA_STORE (0: C is stored
+ * from registers, as in chapter 06).
  * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
  */
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 #include <cuda_runtime.h>
 
 #include "kernel_tc.h"
@@ -49,8 +59,8 @@
 #include "tma.cuh" /* TMA copies that complete on them */
 #include "tensor_map.h" /* tma_map_2d_bf16(): tensor maps on the host */
 
-#if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP)
-#error "TC_STAGES TC_CLUSTER TC_GROUP: set by the chapter's Makefile (make help lists them); build with make"
+#if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP) || !defined(TC_TMA_STORE)
+#error "TC_STAGES TC_CLUSTER TC_GROUP TC_TMA_STORE: set by the chapter's Makefile (make help lists them)"
 #endif
 #include "../04_persistent/tile_order.cuh" /* grouped_tile_coords(): chapter 04's order */
 
@@ -58,7 +68,12 @@ static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
 static_assert(TC_GROUP >= 1, "TC_GROUP must be at least 1");
 static_assert(TC_CLUSTER == 1 || TC_CLUSTER == 2 || TC_CLUSTER == 4, "TC_CLUSTER must be 1, 2 or 4");
 static_assert(TC_BN / 64 % TC_CLUSTER == 0, "the blocks of a cluster copy whole 64-column panels of B");
-#define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< the ring, + room to align to 1024 */
+#define TC_C_BOX_COLS 32 /**< columns of C per store box: 128 bytes of FP32, the 128-byte swizzle's widest row */
+#define TC_C_BOX_ROWS 16 /**< rows of C per store box: one warp's rows of the accumulators */
+#define TC_C_BOX_BYTES (TC_C_BOX_ROWS * TC_C_BOX_COLS * 4) /**< a store box: 2 KB */
+#define TC_C_BOXES 2 /**< store boxes per warp: one fills while TMA reads the other */
+#define TC_C_STAGING (TC_TMA_STORE ? TC_CONSUMER_WARPS * TC_C_BOXES * TC_C_BOX_BYTES : 0) /**< every warp's boxes */
+#define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + TC_C_STAGING + SW128_ATOM_BYTES) /**< ring, boxes, alignment */
 #define TC_PART_PANELS (TC_BN / 64 / TC_CLUSTER) /**< 64-column panels of each B tile one block copies for the cluster */
 
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
@@ -72,9 +87,54 @@ static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS 
               "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
 
 extern "C" const char gemm_tma_multicast_tc_knobs[] =
-    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP);
+    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP) KNOB(TC_TMA_STORE);
 
 namespace cg = cooperative_groups;
+
+// [store]
+/**
+ * @brief Write warpgroup @p wg's 64 x TC_BN accumulators (thread @p t of
+ *        it) to C at (@p m0, @p n0) through TMA: each warp writes its 16
+ *        rows, TC_C_BOX_COLS columns at a time, into one of its boxes in
+ *        shared memory (@p staging holds every warp's), laid out as the map's
+ *        128-byte swizzle wants them, then one lane has the copy engine
+ *        store that box while the warp fills the other. The copy engine
+ *        writes whole 128-byte rows and leaves out what lies outside C. No
+ *        warp waits for another.
+ */
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, uint8_t *staging, const float acc[TC_ACC],
+                                               int m0, int n0, int wg, int t)
+{
+    constexpr int PER_BOX = TC_C_BOX_COLS / 2; /* accumulators a thread holds of one box */
+    const int warp = t / 32, lane = t % 32;
+    uint8_t *boxes = staging + (wg * WG_THREADS / 32 + warp) * TC_C_BOXES * TC_C_BOX_BYTES;
+#pragma unroll
+    for (int i = 0; i < TC_ACC; i += 2) {
+        const int q = i / PER_BOX; /* the box's column block */
+        uint8_t *box = boxes + (q % TC_C_BOXES) * TC_C_BOX_BYTES;
+        if (i % PER_BOX == 0) {
+            /* The store issued TC_C_BOXES boxes ago (in this tile or the
+             * last) has read this box: the lane that issued it waits. */
+            if (lane == 0) bulk_wait_read<TC_C_BOXES - 1>();
+            __syncwarp();
+        }
+        int r, c;
+        wgmma_acc_pos(t, i, &r, &c);
+        r -= warp * TC_C_BOX_ROWS; /* the warp's rows: keeps r % 8, the swizzle's row */
+        c -= q * TC_C_BOX_COLS;    /* two adjacent columns: half of a 16-byte chunk, which the swizzle moves whole */
+        *reinterpret_cast<float2 *>(box + sw128_offset(r, c / 4) + c % 4 * 4) = make_float2(acc[i], acc[i + 1]);
+        if ((i + 2) % PER_BOX == 0) {
+            fence_proxy_async(); /* the copy engine reads what these lanes wrote */
+            __syncwarp();
+            if (lane == 0) {
+                /* (column n, row m) */
+                tma_store_2d(map_c, box, n0 + q * TC_C_BOX_COLS, m0 + wg * 64 + warp * TC_C_BOX_ROWS);
+                bulk_commit();
+            }
+        }
+    }
+}
+// [store]
 
 /**
  * @brief Persistent cluster GEMM on the tensor cores, fed by TMA: the
@@ -84,16 +144,20 @@ namespace cg = cooperative_groups;
  * @param M, N, K  problem size
  * @param map_a  tensor map of A (M x K, BF16), boxes of TC_BM rows x TC_BK
  * @param map_b  tensor map of B (K x N, BF16), boxes of TC_BK rows x 64 (a panel)
+ * @param map_c  tensor map of C (M x N, FP32), boxes of TC_C_BOX_ROWS x TC_C_BOX_COLS
  * @param C      output (M x N, FP32)
+ * @param c_tma  1: C leaves through map_c (store_tile_tma()); 0 (C's rows not
+ *               16-byte aligned, or TC_TMA_STORE=0): from registers
  */
 // [kernel]
 __global__ void __launch_bounds__(TC_WS_THREADS, 1)
 gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
-                      const __grid_constant__ CUtensorMap map_b, float *__restrict__ C)
+                      const __grid_constant__ CUtensorMap map_b, const __grid_constant__ CUtensorMap map_c,
+                      float *__restrict__ C, int c_tma)
 {
     TRACE_SETUP(); /* nothing unless built with TRACE=1 */
     extern __shared__ uint8_t smem_raw[];
-    uint8_t *ring = align1024(smem_raw); /* TC_STAGES x (A tile + B tile) */
+    uint8_t *ring = align1024(smem_raw); /* TC_STAGES x (A tile + B tile), then the store boxes */
     __shared__ uint64_t full[TC_STAGES];  /* stage s holds its K tile: the A tile and every part landed */
     __shared__ uint64_t empty[TC_STAGES]; /* stage s may be refilled: every consumer warp of the cluster arrived */
     cg::cluster_group cluster = cg::this_cluster();
@@ -181,9 +245,14 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
                 }
             }
             TRACE_BEGIN(t_store);
-            store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, lane);
+            if (c_tma)
+                store_tile_tma(&map_c, ring + TC_STAGES * TC_STAGE_BYTES, acc, (um * TC_CLUSTER + rank) * TC_BM,
+                               tn * TC_BN, wg, lane);
+            else
+                store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, lane);
             TRACE_END(t_store, TRACE_STORE, -1);
         }
+        if (c_tma && lane % 32 == 0) bulk_wait_all(); /* the boxes are read, and C written, before the block ends */
         // [consumer]
     }
     // [exit]
@@ -254,18 +323,25 @@ extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const u
     /* Tensor maps, made on the host each call (a few microseconds, while
      * the GPU runs the previous work): A in boxes of TC_BM rows x TC_BK,
      * B in panels of TC_BK rows x 64, both 128 bytes wide, swizzled. */
-    CUtensorMap map_a, map_b;
+    CUtensorMap map_a, map_b, map_c;
     char why[160];
     if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, 128, why, sizeof why) ||
         tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, 64, 128, why, sizeof why)) {
         fprintf(stderr, "07_tma_multicast: tma_multicast_tc: no tensor map for A or B: %s\n", why);
         return cudaErrorInvalidValue;
     }
+    /* C in boxes of one warp's 16 rows x 32 columns, swizzled as the
+     * boxes in shared memory are written. Its rows must start at multiples
+     * of 16 bytes too (N a multiple of 4); other shapes store from
+     * registers, as chapter 06 does, instead of padding C. */
+    const int c_tma = TC_TMA_STORE && tma_map_2d(&map_c, C, M, N, (size_t)N * sizeof(float), TC_C_BOX_ROWS,
+                                                 TC_C_BOX_COLS, 128, NULL, 0) == 0;
+    if (!c_tma) memset(&map_c, 0, sizeof map_c); /* not read */
     const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);
     const int clusters = units < resident_clusters ? units : resident_clusters;
     cluster_launch_config(&cfg, &attr, dim3(clusters * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM, stream,
                           dim3(TC_CLUSTER, 1, 1));
-    err = cudaLaunchKernelEx(&cfg, gemm_tma_multicast_tc, M, N, K, map_a, map_b, C);
+    err = cudaLaunchKernelEx(&cfg, gemm_tma_multicast_tc, M, N, K, map_a, map_b, map_c, C, c_tma);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 // [launch]

@@ -58,4 +58,42 @@ __device__ __forceinline__ void tma_load_2d_multicast(void *dst, const void *map
 }
 // [tma_load]
 
+/**
+ * @brief TMA the other way: copy the box at @p src in this block's shared
+ *        memory to the box at element coordinates (@p x, @p y) of the 2-D
+ *        tensor described by @p map. Parts of the box outside the tensor
+ *        are not written. Completes through this thread's bulk async-group
+ *        (bulk_commit(), bulk_wait_read()), not through a barrier.
+ */
+// [tma_store]
+__device__ __forceinline__ void tma_store_2d(const void *map, const void *src, int x, int y)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map),
+                 "r"(smem_addr(src)), "r"(x), "r"(y)
+                 : "memory");
+}
+
+/** @brief Close this thread's bulk async-group: the stores issued since the last commit. */
+__device__ __forceinline__ void bulk_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+/**
+ * @brief Wait until at most @p N of this thread's bulk async-groups have
+ *        not yet read their shared memory (they may still be writing to
+ *        global memory): what a box may be refilled after.
+ */
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+/** @brief Wait until every bulk async-group of this thread has completed, writes included. */
+__device__ __forceinline__ void bulk_wait_all()
+{
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+// [tma_store]
+
 #endif

@@ -7,6 +7,7 @@
 # rows first), each row verified.
 #
 #   TUTORIAL_COMMIT=abc123 bash tests/tc_shapes.sh   -> docs/results/<gpu>-tc-shapes.csv
+#   CHAPTERS=07_tma_multicast bash tests/tc_shapes.sh   (that chapter's rows only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -21,6 +22,12 @@ runs="01_naive|blocked_tc,cublas_bf16
 shapes="4096x4096x4096 4096x4096x4088 4095x4095x4095"
 out="docs/results/$(gpu_slug)-tc-shapes.csv"
 mkdir -p tests/build/logs docs/results
+# CHAPTERS (names, space-separated) runs those only; the other chapters'
+# rows of the CSV stay as they were, in the order of the list above.
+all_runs=$runs
+if [ -n "${CHAPTERS:-}" ]; then
+    runs=$(grep -E "^($(tr ' ' '|' <<<"$CHAPTERS"))\|" <<<"$all_runs") || { echo "tc_shapes: none of $CHAPTERS" >&2; exit 2; }
+fi
 while IFS='|' read -r ch _; do bench_build "$ch" >/dev/null & done <<<"$runs"
 wait
 rows=$(mktemp) one=$(mktemp)
@@ -37,5 +44,14 @@ while IFS='|' read -r ch kernels; do
         tail -n 1 "$log"
     done
 done <<<"$runs"
+if [ -n "${CHAPTERS:-}" ] && [ -s "$out" ]; then
+    merged=$(mktemp)
+    head -n 1 "$rows" >"$merged"
+    while IFS='|' read -r ch _; do
+        if grep -q "^$ch|" <<<"$runs"; then src=$rows; else src=$out; fi
+        awk -F, -v ch="$ch" 'NR > 1 && $6 == ch' "$src" >>"$merged"
+    done <<<"$all_runs"
+    mv "$merged" "$rows"
+fi
 cp "$rows" "$out"
 echo "wrote $out"
