@@ -45,7 +45,6 @@
 #include <cuda.h>
 #include <stdio.h>
 #include <stdint.h>
-#include <string.h>
 #include <cuda_runtime.h>
 
 #include "kernel_tc.h"
@@ -68,11 +67,6 @@ static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
 static_assert(TC_GROUP >= 1, "TC_GROUP must be at least 1");
 static_assert(TC_CLUSTER == 1 || TC_CLUSTER == 2 || TC_CLUSTER == 4, "TC_CLUSTER must be 1, 2 or 4");
 static_assert(TC_BN / 64 % TC_CLUSTER == 0, "the blocks of a cluster copy whole 64-column panels of B");
-#define TC_C_BOX_COLS 32 /**< columns of C per store box: 128 bytes of FP32, the 128-byte swizzle's widest row */
-#define TC_C_BOX_ROWS 16 /**< rows of C per store box: one warp's rows of the accumulators */
-#define TC_C_BOX_BYTES (TC_C_BOX_ROWS * TC_C_BOX_COLS * 4) /**< a store box: 2 KB */
-#define TC_C_BOXES 2 /**< store boxes per warp: one fills while TMA reads the other */
-#define TC_C_STAGING (TC_TMA_STORE ? TC_CONSUMER_WARPS * TC_C_BOXES * TC_C_BOX_BYTES : 0) /**< every warp's boxes */
 #define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + TC_C_STAGING + SW128_ATOM_BYTES) /**< ring, boxes, alignment */
 #define TC_PART_PANELS (TC_BN / 64 / TC_CLUSTER) /**< 64-column panels of each B tile one block copies for the cluster */
 
@@ -85,6 +79,12 @@ static_assert(TC_BN / 64 % TC_CLUSTER == 0, "the blocks of a cluster copy whole 
 static_assert(TC_LAUNCH_REGS == 65536 / TC_WS_THREADS / 8 * 8, "the even split of the register file at launch");
 static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS <= TC_WS_THREADS * TC_LAUNCH_REGS,
               "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
+
+#define TC_C_BOX_COLS 32 /**< columns of C per store box: 128 bytes of FP32, the 128-byte swizzle's widest row */
+#define TC_C_BOX_ROWS 16 /**< rows of C per store box: one warp's rows of the accumulators */
+#define TC_C_BOX_BYTES (TC_C_BOX_ROWS * TC_C_BOX_COLS * 4) /**< a store box: 2 KB */
+#define TC_C_BOXES 2 /**< store boxes per warp: one fills while TMA reads the other */
+#define TC_C_STAGING (TC_TMA_STORE ? TC_CONSUMER_WARPS * TC_C_BOXES * TC_C_BOX_BYTES : 0) /**< every warp's boxes */
 
 extern "C" const char gemm_tma_multicast_tc_knobs[] =
     KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP) KNOB(TC_TMA_STORE);
@@ -323,7 +323,7 @@ extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const u
     /* Tensor maps, made on the host each call (a few microseconds, while
      * the GPU runs the previous work): A in boxes of TC_BM rows x TC_BK,
      * B in panels of TC_BK rows x 64, both 128 bytes wide, swizzled. */
-    CUtensorMap map_a, map_b, map_c;
+    CUtensorMap map_a, map_b, map_c = {}; /* map_c stays zeros, unread, where C is stored from registers */
     char why[160];
     if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, 128, why, sizeof why) ||
         tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, 64, 128, why, sizeof why)) {
@@ -336,7 +336,6 @@ extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const u
      * registers, as chapter 06 does, instead of padding C. */
     const int c_tma = TC_TMA_STORE && tma_map_2d(&map_c, C, M, N, (size_t)N * sizeof(float), TC_C_BOX_ROWS,
                                                  TC_C_BOX_COLS, 128, NULL, 0) == 0;
-    if (!c_tma) memset(&map_c, 0, sizeof map_c); /* not read */
     const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);
     const int clusters = units < resident_clusters ? units : resident_clusters;
     cluster_launch_config(&cfg, &attr, dim3(clusters * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM, stream,
