@@ -260,6 +260,30 @@ ptx_check() { # chapter
     return $ok
 }
 
+# The tensor-core kernel fits its registers at every setting the pages
+# measure: ptxas on its PTX (the chapter's knobs, then each tc setting of
+# BENCH_VARIANTS, PROFILE_VARIANTS and SANITIZE_VARIANTS) reports no stack
+# frame and no spills. A spill costs local-memory round trips inside the
+# loops (chapter 06's producers spilled at 40 registers with TC_CLUSTER=1).
+tc_no_spills() { # chapter
+    local ch=$1 v defs out line ok=0 tmp nvcc
+    settings "$ch"
+    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+    tmp=$(mktemp -d)
+    for v in "" $(printf '%s\n' "${BENCH_VARIANTS[@]}" "${PROFILE_VARIANTS[@]}" "${SANITIZE_VARIANTS[@]}" |
+        sed -n 's/^[a-z_]*_tc://p' | sort -u); do
+        # shellcheck disable=SC2086
+        defs=$(make -s --no-print-directory -C "$ch" print-KNOB_DEFS ARCH=sm_90a ${v//,/ }) &&
+            "$nvcc" -ptx -std=c++17 -arch=compute_90a $defs -o "$tmp/k.ptx" "$ch/kernel_tc.cu" &&
+            out=$("$(dirname "$nvcc")/ptxas" -arch=sm_90a -v "$tmp/k.ptx" -o /dev/null 2>&1) || { echo "${v:-default}: no build"; ok=1; continue; }
+        line=$(grep -E 'bytes stack frame' <<<"$out" | sort -u)
+        echo "${v:-default knobs}: $line"
+        [ -n "$line" ] && ! grep -vq '^ *0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads$' <<<"$line" || ok=1
+    done
+    rm -rf "$tmp"
+    return $ok
+}
+
 # A knob's one home is its Makefile line `KNOB ?= default  # meaning`: no
 # source of the chapter defines it (but after an #undef, where a file
 # overrides it on purpose), and no knobs string types its name and value
@@ -790,6 +814,8 @@ host_tier() {
             skip "$ch: PTX has the technique" "a handout: the technique is the student's to write (make check-${ch%%_*})"
         else
             queue 0 "$ch: PTX has the technique" ptx_check "$ch"
+            [ -f "$ch/kernel_tc.cu" ] &&
+                queue 0 "$ch: the tensor-core kernel spills no registers at the measured settings" tc_no_spills "$ch"
             queue 0 "$ch: make check-${ch%%_*} on the lesson code: PTX part passes, no GPU -> exit 3" \
                 lesson_passes_ptx_check "$ch"
         fi

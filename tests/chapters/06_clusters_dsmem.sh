@@ -13,7 +13,7 @@ PTX_MUST_NOT=()
 PTX_MUST_TC=('wgmma\.mma_async\.sync\.aligned\.m64n(128|256)k16\.f32\.bf16\.bf16' 'cp\.async\.cg\.shared\.global.*16'
              'cp\.async\.mbarrier\.arrive\.noinc'
              'cp\.async\.bulk\.shared::cluster\.shared::cta\.mbarrier::complete_tx::bytes' 'mbarrier\.expect_tx'
-             'mbarrier\.arrive\.shared::cluster' 'setmaxnreg\.inc\.sync\.aligned\.u32 232')
+             'mbarrier\.arrive\.shared::cluster' 'setmaxnreg\.inc\.sync\.aligned\.u32 224')
 PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
