@@ -73,6 +73,8 @@ static_assert(TC_BN / 64 % TC_CLUSTER == 0, "the blocks of a cluster copy whole 
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
 #define TC_LAUNCH_REGS 168   /**< registers per thread at launch: 65536 / 384, rounded down to a multiple of 8 */
+/* Chapter 04's split again, not chapter 06's 56 and 224: one thread issues
+ * every copy here, and 40 registers are plenty for it. */
 #define TC_PRODUCER_REGS 40  /**< what a producer thread keeps */
 #define TC_CONSUMER_REGS 232 /**< what a consumer thread gets */
 #define TC_CONSUMER_WARPS (TC_CONSUMERS / 32) /**< warps that release a stage, one arrival each */
