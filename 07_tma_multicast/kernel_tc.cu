@@ -28,17 +28,23 @@
  * Parent: chapter 06 (06_clusters_dsmem/kernel_tc.cu); `make diff-tc`
  * shows what this changes.
  *
- * The epilogue goes through TMA too (store_tile_tma()): each warp writes
- * its 16 rows of accumulators into a 2 KB box in shared memory, 32 columns
- * at a time, and one lane has the copy engine store the box to C in whole
- * 128-byte rows while the warp fills its other box; the last stores drain
- * while the warp multiplies the next tile. From registers (chapter 06's
+ * The epilogue goes through TMA too (store_box()): each warp writes its 16
+ * rows of accumulators into a 2 KB box in shared memory, 32 columns at a
+ * time, and one lane has the copy engine store the box to C in whole
+ * 128-byte rows while the warp fills its other box. Before refilling a box
+ * the warp waits until the copy engine has read it, so a tile's last boxes
+ * wait for the drain of its first ones while the tensor cores idle. The
+ * warp therefore stores only its first boxes at the tile's end
+ * (store_tile_tma()) and carries the values of the last TC_DEFER in
+ * registers into the next tile, storing one every TC_DEFER_STRIDE K steps
+ * while its multiplies run (store_carried()). From registers (chapter 06's
  * store_tile_tc()) each store instruction of a warp writes 32 bytes into
  * each of 8 rows of C, and the warp waits for nothing but the issue.
  *
  * Knobs: TC_BN, TC_STAGES, TC_CLUSTER, TC_GROUP as in chapter 06
  * (TC_CLUSTER=1: TMA without multicast); TC_TMA_STORE (0: C is stored
- * from registers, as in chapter 06).
+ * from registers, as in chapter 06); TC_DEFER (boxes per warp carried
+ * into the next tile; 0: all stored at the tile's end).
  * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
  */
 #include <cooperative_groups.h>
@@ -58,8 +64,8 @@
 #include "tma.cuh" /* TMA copies that complete on them */
 #include "tensor_map.h" /* tma_map_2d_bf16(): tensor maps on the host */
 
-#if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP) || !defined(TC_TMA_STORE)
-#error "TC_STAGES TC_CLUSTER TC_GROUP TC_TMA_STORE: set by the chapter's Makefile (make help lists them)"
+#if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP) || !defined(TC_TMA_STORE) || !defined(TC_DEFER)
+#error "TC_STAGES TC_CLUSTER TC_GROUP TC_TMA_STORE TC_DEFER: set by the chapter's Makefile (make help lists them)"
 #endif
 #include "../04_persistent/tile_order.cuh" /* grouped_tile_coords(): chapter 04's order */
 
@@ -73,10 +79,13 @@ static_assert(TC_BN / 64 % TC_CLUSTER == 0, "the blocks of a cluster copy whole 
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
 #define TC_LAUNCH_REGS 168   /**< registers per thread at launch: 65536 / 384, rounded down to a multiple of 8 */
-/* Chapter 04's split again, not chapter 06's 56 and 224: one thread issues
- * every copy here, and 40 registers are plenty for it. */
-#define TC_PRODUCER_REGS 40  /**< what a producer thread keeps */
-#define TC_CONSUMER_REGS 232 /**< what a consumer thread gets */
+/* One producer thread issues every copy. Besides its accumulators a
+ * consumer thread holds the TC_DEFER x 16 values it carries into the next
+ * tile: 5 boxes take the most the launch allows, 240 registers, which
+ * leaves the producers 24, enough unless one copies 4 panels of B
+ * (TC_CLUSTER=1); up to 4 fit in chapter 04's 232, beside 40. */
+#define TC_PRODUCER_REGS (TC_DEFER > 4 ? 24 : 40)   /**< what a producer thread keeps */
+#define TC_CONSUMER_REGS (TC_DEFER > 4 ? 240 : 232) /**< what a consumer thread gets */
 #define TC_CONSUMER_WARPS (TC_CONSUMERS / 32) /**< warps that release a stage, one arrival each */
 static_assert(TC_LAUNCH_REGS == 65536 / TC_WS_THREADS / 8 * 8, "the even split of the register file at launch");
 static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS <= TC_WS_THREADS * TC_LAUNCH_REGS,
@@ -87,54 +96,90 @@ static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS 
 #define TC_C_BOX_BYTES (TC_C_BOX_ROWS * TC_C_BOX_COLS * 4) /**< a store box: 2 KB */
 #define TC_C_BOXES 2 /**< store boxes per warp: one fills while TMA reads the other */
 #define TC_C_STAGING (TC_TMA_STORE ? TC_CONSUMER_WARPS * TC_C_BOXES * TC_C_BOX_BYTES : 0) /**< every warp's boxes */
+#define TC_C_TILE_BOXES (TC_BN / TC_C_BOX_COLS) /**< boxes a warp stores per tile: its 16 rows, 32 columns at a time */
+#define TC_C_PER_BOX (TC_C_BOX_COLS / 2)        /**< accumulators a thread holds of one box */
+/* One carried box every 4 K steps, from the second on: each has long been
+ * read from its box when the next needs it, and the writes do not bunch. */
+#define TC_DEFER_STRIDE 4 /**< K steps between two carried boxes' stores */
+static_assert(TC_DEFER >= 0 && TC_DEFER < TC_C_TILE_BOXES, "TC_DEFER: 0 to TC_BN / 32 - 1 boxes per warp");
+static_assert(TC_ACC + TC_DEFER * TC_C_PER_BOX <= 208,
+              "TC_DEFER: the accumulators and the carried values leave too few of 240 registers (TC_BN=256: at most 5)");
+static_assert(TC_DEFER <= 4 || TC_PART_PANELS <= 2,
+              "TC_DEFER above 4 leaves a producer 24 registers, too few to copy 4 panels of B: TC_DEFER=4 with TC_CLUSTER=1");
 
 extern "C" const char gemm_tma_multicast_tc_knobs[] =
-    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP) KNOB(TC_TMA_STORE);
+    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP) KNOB(TC_TMA_STORE)
+        KNOB(TC_DEFER);
 
 namespace cg = cooperative_groups;
 
 // [store]
 /**
- * @brief Write warpgroup @p wg's 64 x TC_BN accumulators (thread @p t of
- *        it) to C at (@p m0, @p n0) through TMA: each warp writes its 16
- *        rows, TC_C_BOX_COLS columns at a time, into one of its boxes in
- *        shared memory (@p staging holds every warp's), laid out as the map's
- *        128-byte swizzle wants them, then one lane has the copy engine
- *        store that box while the warp fills the other. The copy engine
- *        writes whole 128-byte rows and leaves out what lies outside C. No
- *        warp waits for another.
+ * @brief Store box @p q of this warp's 16 rows of C (columns
+ *        q * TC_C_BOX_COLS on, of the tile at (@p m0, @p n0)) from the
+ *        TC_C_PER_BOX values @p v, thread @p t of warpgroup @p wg: the
+ *        warp writes them into one of its two boxes in shared memory
+ *        (@p staging holds every warp's), laid out as the map's 128-byte
+ *        swizzle wants them, then one lane has the copy engine store the
+ *        box. The copy engine writes whole 128-byte rows and leaves out
+ *        what lies outside C. No warp waits for another.
  */
-__device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, uint8_t *staging, const float acc[TC_ACC],
-                                               int m0, int n0, int wg, int t)
+__device__ __forceinline__ void store_box(const CUtensorMap *map_c, uint8_t *staging, const float *v, int q, int m0,
+                                          int n0, int wg, int t)
 {
-    constexpr int PER_BOX = TC_C_BOX_COLS / 2; /* accumulators a thread holds of one box */
     const int warp = t / 32, lane = t % 32;
-    uint8_t *boxes = staging + (wg * WG_THREADS / 32 + warp) * TC_C_BOXES * TC_C_BOX_BYTES;
+    uint8_t *box = staging + ((wg * WG_THREADS / 32 + warp) * TC_C_BOXES + q % TC_C_BOXES) * TC_C_BOX_BYTES;
+    /* The store issued TC_C_BOXES boxes ago (in this tile or the last) has
+     * read this box: the lane that issued it waits. */
+    if (lane == 0) bulk_wait_read<TC_C_BOXES - 1>();
+    __syncwarp();
 #pragma unroll
-    for (int i = 0; i < TC_ACC; i += 2) {
-        const int q = i / PER_BOX; /* the box's column block */
-        uint8_t *box = boxes + (q % TC_C_BOXES) * TC_C_BOX_BYTES;
-        if (i % PER_BOX == 0) {
-            /* The store issued TC_C_BOXES boxes ago (in this tile or the
-             * last) has read this box: the lane that issued it waits. */
-            if (lane == 0) bulk_wait_read<TC_C_BOXES - 1>();
-            __syncwarp();
-        }
+    for (int j = 0; j < TC_C_PER_BOX; j += 2) {
         int r, c;
-        wgmma_acc_pos(t, i, &r, &c);
+        wgmma_acc_pos(t, q * TC_C_PER_BOX + j, &r, &c);
         r -= warp * TC_C_BOX_ROWS; /* the warp's rows: keeps r % 8, the swizzle's row */
         c -= q * TC_C_BOX_COLS;    /* two adjacent columns: half of a 16-byte chunk, which the swizzle moves whole */
-        *reinterpret_cast<float2 *>(box + sw128_offset(r, c / 4) + c % 4 * 4) = make_float2(acc[i], acc[i + 1]);
-        if ((i + 2) % PER_BOX == 0) {
-            fence_proxy_async(); /* the copy engine reads what these lanes wrote */
-            __syncwarp();
-            if (lane == 0) {
-                /* (column n, row m) */
-                tma_store_2d(map_c, box, n0 + q * TC_C_BOX_COLS, m0 + wg * 64 + warp * TC_C_BOX_ROWS);
-                bulk_commit();
-            }
-        }
+        *reinterpret_cast<float2 *>(box + sw128_offset(r, c / 4) + c % 4 * 4) = make_float2(v[j], v[j + 1]);
     }
+    fence_proxy_async(); /* the copy engine reads what these lanes wrote */
+    __syncwarp();
+    if (lane == 0) {
+        /* (column n, row m) */
+        tma_store_2d(map_c, box, n0 + q * TC_C_BOX_COLS, m0 + wg * 64 + warp * TC_C_BOX_ROWS);
+        bulk_commit();
+    }
+}
+
+/**
+ * @brief At a tile's end: store the boxes of warpgroup @p wg's 64 x TC_BN
+ *        accumulators (thread @p t of it) that are not carried into the
+ *        next tile, the first TC_C_TILE_BOXES - TC_DEFER of each warp, and
+ *        copy the carried ones' values from @p acc to @p carry.
+ */
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, uint8_t *staging, const float acc[TC_ACC],
+                                               float *carry, int m0, int n0, int wg, int t)
+{
+#pragma unroll
+    for (int q = 0; q < TC_C_TILE_BOXES - TC_DEFER; ++q)
+        store_box(map_c, staging, acc + q * TC_C_PER_BOX, q, m0, n0, wg, t);
+#pragma unroll
+    for (int j = 0; j < TC_DEFER * TC_C_PER_BOX; ++j)
+        carry[j] = acc[(TC_C_TILE_BOXES - TC_DEFER) * TC_C_PER_BOX + j];
+}
+
+/**
+ * @brief Store carried box @p d if @p first <= d <= @p last (box
+ *        TC_C_TILE_BOXES - TC_DEFER + d of the last tile, at (@p m0, @p n0)),
+ *        its values in @p carry. The unrolled test keeps @p carry's
+ *        indices constant, so it stays in registers.
+ */
+__device__ __forceinline__ void store_carried(const CUtensorMap *map_c, uint8_t *staging, const float *carry,
+                                              int first, int last, int m0, int n0, int wg, int t)
+{
+#pragma unroll
+    for (int d = 0; d < TC_DEFER; ++d)
+        if (d >= first && d <= last)
+            store_box(map_c, staging, carry + d * TC_C_PER_BOX, TC_C_TILE_BOXES - TC_DEFER + d, m0, n0, wg, t);
 }
 // [store]
 
@@ -223,6 +268,9 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
         // [consumer]
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(TC_CONSUMER_REGS));
         const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, lane = threadIdx.x % WG_THREADS;
+        uint8_t *staging = ring + TC_STAGES * TC_STAGE_BYTES;
+        float carry[TC_DEFER * TC_C_PER_BOX + 1]; /* the last tile's carried boxes (+1: never of size 0) */
+        int carry_m0 = -1, carry_n0 = 0;          /* where they go in C; -1: nothing carried */
         int it = 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
@@ -235,6 +283,11 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
                 TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
                 TRACE_BEGIN(t_math);
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
+                /* While they run: the last tile's carried box d at K step
+                 * 1 + d * TC_DEFER_STRIDE. */
+                if (carry_m0 >= 0 && kt % TC_DEFER_STRIDE == 1)
+                    store_carried(&map_c, staging, carry, kt / TC_DEFER_STRIDE, kt / TC_DEFER_STRIDE, carry_m0,
+                                  carry_n0, wg, lane);
                 wgmma_wait(0); /* the tensor cores are done reading stage s */
                 wgmma_touch(acc, TC_ACC);
                 TRACE_END(t_math, TRACE_COMPUTE, kt);
@@ -247,13 +300,19 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
                 }
             }
             TRACE_BEGIN(t_store);
-            if (c_tma)
-                store_tile_tma(&map_c, ring + TC_STAGES * TC_STAGE_BYTES, acc, (um * TC_CLUSTER + rank) * TC_BM,
-                               tn * TC_BN, wg, lane);
-            else
+            if (c_tma) {
+                /* the carried boxes a K loop this short did not reach */
+                if (carry_m0 >= 0)
+                    store_carried(&map_c, staging, carry, (k_tiles + TC_DEFER_STRIDE - 2) / TC_DEFER_STRIDE,
+                                  TC_DEFER - 1, carry_m0, carry_n0, wg, lane);
+                carry_m0 = (um * TC_CLUSTER + rank) * TC_BM;
+                carry_n0 = tn * TC_BN;
+                store_tile_tma(&map_c, staging, acc, carry, carry_m0, carry_n0, wg, lane);
+            } else
                 store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, lane);
             TRACE_END(t_store, TRACE_STORE, -1);
         }
+        if (carry_m0 >= 0) store_carried(&map_c, staging, carry, 0, TC_DEFER - 1, carry_m0, carry_n0, wg, lane);
         if (c_tma && lane % 32 == 0) bulk_wait_all(); /* the boxes are read, and C written, before the block ends */
         // [consumer]
     }

@@ -12,19 +12,22 @@ PTX_MUST_NOT=()
 PTX_MUST_TC=('wgmma\.mma_async\.sync\.aligned\.m64n(128|256)k16\.f32\.bf16\.bf16'
              'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes\.multicast::cluster'
              'cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes[[:space:]]'
-             'mbarrier\.arrive\.expect_tx' 'mbarrier\.arrive\.shared::cluster' 'setmaxnreg\.dec\.sync\.aligned\.u32 40'
+             'mbarrier\.arrive\.expect_tx' 'mbarrier\.arrive\.shared::cluster' 'setmaxnreg\.dec\.sync\.aligned\.u32 24'
              'cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group' 'cp\.async\.bulk\.wait_group\.read')
 QUICK_SANITIZER=racecheck
 
 SHAPE_ARGS=(--only cluster,tma,tma_multicast,tma128_swizzled,tma128_transposed,tma128_fenced,cublas,cluster_tc,tma_multicast_tc,cublas_bf16)
-# Exact multiples of the tile and of the cluster; and a K that needs staging.
-GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001)
+# Exact multiples of the tile and of the cluster; a K that needs staging;
+# more tensor-core cluster tiles than clusters, with a K loop too short to
+# store all the boxes tma_multicast_tc carries from one tile to the next.
+GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001 --m=2304,--n=2048,--k=200)
 QUICK_CASES=(--m=300,--n=260,--k=1001)
 
 BENCH_KERNEL=tma_multicast
 BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 STAGES=4 STAGES=6
-                tma_multicast_tc:TC_CLUSTER=1 tma_multicast_tc:TC_CLUSTER=4 tma_multicast_tc:TC_GROUP=2
-                tma_multicast_tc:TC_GROUP=16 tma_multicast_tc:TC_BN=128,TC_STAGES=6 tma_multicast_tc:TC_TMA_STORE=0)
+                tma_multicast_tc:TC_CLUSTER=1,TC_DEFER=4 tma_multicast_tc:TC_CLUSTER=4 tma_multicast_tc:TC_GROUP=2
+                tma_multicast_tc:TC_GROUP=16 tma_multicast_tc:TC_BN=128,TC_STAGES=6,TC_DEFER=3
+                tma_multicast_tc:TC_TMA_STORE=0 tma_multicast_tc:TC_DEFER=0)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
 BENCH_ALSO_8192=cluster_tc,tma_multicast_tc,cublas_bf16
 # Multicast along N (A shared) and both ways; the 128 x 128 variant with A
@@ -33,8 +36,8 @@ SANITIZE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=1,CLUSTER_N=2 tma128_swizzl
                    tma_multicast_tc:TC_CLUSTER=4 tma_multicast_tc:TC_TMA_STORE=0)
 
 PROFILE_KERNELS=cluster,tma,tma_multicast,tma128_swizzled,tma128_transposed,cublas,cluster_tc,tma_multicast_tc,cublas_bf16
-PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 tma_multicast_tc:TC_CLUSTER=1
-                  tma_multicast_tc:TC_TMA_STORE=0)
+PROFILE_VARIANTS=(CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUSTER_N=1 tma_multicast_tc:TC_CLUSTER=1,TC_DEFER=4
+                  tma_multicast_tc:TC_TMA_STORE=0 tma_multicast_tc:TC_DEFER=0)
 # Each TMA launch first runs the staging pass (transpose_pad): not profiled.
 PROFILE_SKIP=transpose_pad
 # tests/sass_profile.sh: per-loop SASS counts and stall samples, chapter 06's kernel and cuBLAS's beside the lesson
@@ -69,7 +72,7 @@ CHECK_GPU=("07.2 the byte count and the slices' offsets"
 # The 128 x 128 variants record their RING as STAGES=; the cluster's shape
 # and the register split show as CLUSTER=MxN and REGS=P/C.
 KNOBS_TEST=(STAGES=6 CLUSTER_M=1 CLUSTER_N=2 PRODUCER_REGS=56 CONSUMER_REGS=224 RING=3 TC_BN=128 TC_STAGES=3
-            TC_CLUSTER=1 TC_GROUP=2 TC_TMA_STORE=0)
+            TC_CLUSTER=1 TC_GROUP=2 TC_TMA_STORE=0 TC_DEFER=2)
 KNOB_FORMS=('RING:STAGES=%v' 'CLUSTER_M:CLUSTER=%vx' 'CLUSTER_N:CLUSTER=[0-9]+x%v' 'PRODUCER_REGS:REGS=%v/'
             'CONSUMER_REGS:REGS=[0-9]+/%v')
 # tma, the plain TMA kernel, is a 1 x 1 cluster whatever CLUSTER_N says
