@@ -285,9 +285,12 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
                 /* While they run: the last tile's carried box d at K step
                  * 1 + d * TC_DEFER_STRIDE. */
-                if (carry_m0 >= 0 && kt % TC_DEFER_STRIDE == 1)
+                if (carry_m0 >= 0 && kt % TC_DEFER_STRIDE == 1) {
+                    TRACE_BEGIN(t_carry); /* a store step inside the multiply step */
                     store_carried(&map_c, staging, carry, kt / TC_DEFER_STRIDE, kt / TC_DEFER_STRIDE, carry_m0,
                                   carry_n0, wg, lane);
+                    TRACE_END(t_carry, TRACE_STORE, kt);
+                }
                 wgmma_wait(0); /* the tensor cores are done reading stage s */
                 wgmma_touch(acc, TC_ACC);
                 TRACE_END(t_math, TRACE_COMPUTE, kt);
@@ -312,7 +315,9 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
                 store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, lane);
             TRACE_END(t_store, TRACE_STORE, -1);
         }
+        TRACE_BEGIN(t_last); /* the last tile's carried boxes: no K loop to go with */
         if (carry_m0 >= 0) store_carried(&map_c, staging, carry, 0, TC_DEFER - 1, carry_m0, carry_n0, wg, lane);
+        TRACE_END(t_last, TRACE_STORE, -1);
         if (c_tma && lane % 32 == 0) bulk_wait_all(); /* the boxes are read, and C written, before the block ends */
         // [consumer]
     }

@@ -154,9 +154,11 @@ timeline_kernels() {
 timeline() { # name title xmax opacity mode args...
     local name=$1 title=$2 xmax=$3 opacity=$4 mode=$5 kind legend=""
     shift 5
-    "timeline_$mode" "$@" | while IFS=$'\t' read -r a b r k l; do
-        printf '%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$r" "$(kind_colour "$k")" "$l"
-    done >"$tmp/$name.dat"
+    # longest first, so that a step nested in another is drawn over it
+    "timeline_$mode" "$@" | awk -F'\t' '{ print $2 - $1 "\t" $0 }' | sort -t$'\t' -k1,1gr -s | cut -f2- |
+        while IFS=$'\t' read -r a b r k l; do
+            printf '%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$r" "$(kind_colour "$k")" "$l"
+        done >"$tmp/$name.dat"
     while read -r kind; do
         legend+="keyentry with boxes fc rgb $(kind_colour "$kind") fillstyle solid 1.0 title '$kind', "
     done < <("timeline_$mode" "$@" | cut -f4 | awk '!seen[$0]++')

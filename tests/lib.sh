@@ -6,14 +6,15 @@
 settings() {
     unset PTX_MUST PTX_MUST_NOT PTX_MUST_TC PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
         GPU_EXIT_CASES BENCH_KERNEL BENCH_ALSO_8192 BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
-        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU \
+        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_MORE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU \
         KNOBS_TEST KNOBS_TEST_ARGS KNOB_FORMS KNOB_FIXED
     PTX_MUST=() PTX_MUST_NOT=() PTX_MUST_TC=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() BENCH_DEMO_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= BENCH_ALSO_8192= PROFILE_KERNELS= PROFILE_SKIP=
-    # --trace: the runs the committed traces record (tests/trace.sh), the extra
-    # arguments of the traced test run, and the steps that run must show
-    TRACE_ARGS=() TRACE_TEST_ARGS=() TRACE_MUST=()
+    # --trace: the runs the committed traces record (tests/trace.sh; a second
+    # run, if set, for kernels that need another shape), the extra arguments
+    # of the traced test run, and the steps that run must show
+    TRACE_ARGS=() TRACE_MORE_ARGS=() TRACE_TEST_ARGS=() TRACE_MUST=()
     # make check-NN: the kernels to run (--only), each exercise's PTX rules,
     # and what of an exercise only the GPU part can check
     CHECK_ONLY= CHECK_PTX=() CHECK_GPU=()

@@ -3,7 +3,8 @@
 #
 # For each chapter, in tests/build/bench (the user's builds stay as they are):
 #  - the TRACE=1 build, run with TRACE_ARGS (tests/chapters/<chapter>.sh) and
-#    --trace: the trace the pages' timelines are drawn from, committed as
+#    --trace, and again with TRACE_MORE_ARGS if the chapter sets them: the
+#    trace the pages' timelines are drawn from, committed as
 #    docs/traces/<chapter>.csv; the JSON, for Perfetto, stays in
 #    tests/build/traces/ (./run --trace FILE makes one anywhere);
 #  - for a GEMM chapter, the cost of tracing at the default size: the default
@@ -45,6 +46,14 @@ for ch in $CHAPTERS; do
     "$prog" --trace "$json_dir/$ch.json" "${TRACE_ARGS[@]}" >"tests/build/logs/trace-$ch.log" 2>&1 ||
         { tail -n 20 "tests/build/logs/trace-$ch.log" >&2; exit 1; }
     cp "$json_dir/$ch.csv" "$traces/$ch.csv"
+    if [ ${#TRACE_MORE_ARGS[@]} -gt 0 ]; then
+        # The second run's launches join the first's: their comment lines
+        # after the first's, their rows after its rows (the JSON stays apart).
+        "$prog" --trace "$json_dir/$ch-more.json" "${TRACE_MORE_ARGS[@]}" >>"tests/build/logs/trace-$ch.log" 2>&1 ||
+            { tail -n 20 "tests/build/logs/trace-$ch.log" >&2; exit 1; }
+        { grep '^#' "$json_dir/$ch.csv"; grep '^# launch' "$json_dir/$ch-more.csv"
+          grep -v '^#' "$json_dir/$ch.csv"; grep -v '^#' "$json_dir/$ch-more.csv" | tail -n +2; } >"$traces/$ch.csv"
+    fi
     grep '^trace' "tests/build/logs/trace-$ch.log"
     [ "$GEMM" = 1 ] || continue
     # The cost: default build, TRACE=1 build unarmed, one armed launch (4096^3).

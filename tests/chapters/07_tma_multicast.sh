@@ -43,10 +43,13 @@ PROFILE_SKIP=transpose_pad
 # tests/sass_profile.sh: per-loop SASS counts and stall samples, chapter 06's kernel and cuBLAS's beside the lesson
 SASS_KERNELS=cluster,tma,tma_multicast,cublas
 
-# --trace (TRACE=1 builds): the arguments of the committed trace's run
+# --trace (TRACE=1 builds): the arguments of the committed trace's runs
 # (tests/trace.sh), the test run's extra arguments, and the steps the test
 # run must record.
-TRACE_ARGS=(--only=tma,tma_multicast,tma_multicast_tc --m=2048 --n=2048 --k=512)
+TRACE_ARGS=(--only=tma,tma_multicast --m=2048 --n=2048 --k=512)
+# tma_multicast_tc at a size where each block takes several tiles, with K
+# steps enough to store every box it carries from one tile into the next
+TRACE_MORE_ARGS=(--only=tma_multicast_tc --m=4096 --n=4096 --k=1152)
 TRACE_TEST_ARGS=()
 TRACE_MUST=("cluster sync" "wait empty" issue "wait full" compute store)
 
