@@ -94,7 +94,7 @@ static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS 
 #define TC_C_BOX_COLS 32 /**< columns of C per store box: 128 bytes of FP32, the 128-byte swizzle's widest row */
 #define TC_C_BOX_ROWS 16 /**< rows of C per store box: one warp's rows of the accumulators */
 #define TC_C_BOX_BYTES (TC_C_BOX_ROWS * TC_C_BOX_COLS * 4) /**< a store box: 2 KB */
-#define TC_C_BOXES 2 /**< store boxes per warp: one fills while TMA reads the other */
+#define TC_C_BOXES 2 /**< places for a box per warp in shared memory: one fills while TMA reads the other */
 #define TC_C_STAGING (TC_TMA_STORE ? TC_CONSUMER_WARPS * TC_C_BOXES * TC_C_BOX_BYTES : 0) /**< every warp's boxes */
 #define TC_C_TILE_BOXES (TC_BN / TC_C_BOX_COLS) /**< boxes a warp stores per tile: its 16 rows, 32 columns at a time */
 #define TC_C_PER_BOX (TC_C_BOX_COLS / 2)        /**< accumulators a thread holds of one box */
@@ -103,9 +103,9 @@ static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS 
 #define TC_DEFER_STRIDE 4 /**< K steps between two carried boxes' stores */
 static_assert(TC_DEFER >= 0 && TC_DEFER < TC_C_TILE_BOXES, "TC_DEFER: 0 to TC_BN / 32 - 1 boxes per warp");
 static_assert(TC_ACC + TC_DEFER * TC_C_PER_BOX <= 208,
-              "TC_DEFER: the accumulators and the carried values leave too few of 240 registers (TC_BN=256: at most 5)");
+              "TC_DEFER: the accumulators and the carried values need too many of 240 registers (TC_BN=256: 5)");
 static_assert(TC_DEFER <= 4 || TC_PART_PANELS <= 2,
-              "TC_DEFER above 4 leaves a producer 24 registers, too few to copy 4 panels of B: TC_DEFER=4 with TC_CLUSTER=1");
+              "TC_DEFER above 4 leaves producers 24 registers, too few to copy 4 panels of B (TC_CLUSTER=1: 4)");
 
 extern "C" const char gemm_tma_multicast_tc_knobs[] =
     KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP) KNOB(TC_TMA_STORE)
@@ -118,8 +118,8 @@ namespace cg = cooperative_groups;
  * @brief Store box @p q of this warp's 16 rows of C (columns
  *        q * TC_C_BOX_COLS on, of the tile at (@p m0, @p n0)) from the
  *        TC_C_PER_BOX values @p v, thread @p t of warpgroup @p wg: the
- *        warp writes them into one of its two boxes in shared memory
- *        (@p staging holds every warp's), laid out as the map's 128-byte
+ *        warp writes them into one of its two places for a box in shared
+ *        memory (@p staging holds every warp's), laid out as the map's 128-byte
  *        swizzle wants them, then one lane has the copy engine store the
  *        box. The copy engine writes whole 128-byte rows and leaves out
  *        what lies outside C. No warp waits for another.
@@ -130,7 +130,7 @@ __device__ __forceinline__ void store_box(const CUtensorMap *map_c, uint8_t *sta
     const int warp = t / 32, lane = t % 32;
     uint8_t *box = staging + ((wg * WG_THREADS / 32 + warp) * TC_C_BOXES + q % TC_C_BOXES) * TC_C_BOX_BYTES;
     /* The store issued TC_C_BOXES boxes ago (in this tile or the last) has
-     * read this box: the lane that issued it waits. */
+     * read the box in this place: the lane that issued it waits. */
     if (lane == 0) bulk_wait_read<TC_C_BOXES - 1>();
     __syncwarp();
 #pragma unroll
