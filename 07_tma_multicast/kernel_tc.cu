@@ -29,11 +29,12 @@
  * shows what this changes.
  *
  * The epilogue goes through TMA too (store_box()): each warp writes its 16
- * rows of accumulators into a 2 KB box in shared memory, 32 columns at a
- * time, and one lane has the copy engine store the box to C in whole
- * 128-byte rows while the warp fills its other box. Before refilling a box
- * the warp waits until the copy engine has read it, so a tile's last boxes
- * wait for the drain of its first ones while the tensor cores idle. The
+ * rows of accumulators, 32 columns (a 2 KB box) at a time, into one of its
+ * two places in shared memory, and one lane has the copy engine store the
+ * box to C in whole 128-byte rows while the warp fills its other place.
+ * Before refilling a place the warp waits until the copy engine has read
+ * it, so a tile's last boxes wait for the drain of its first ones while
+ * the tensor cores idle. The
  * warp therefore stores only its first boxes at the tile's end
  * (store_tile_tma()) and carries the values of the last TC_DEFER in
  * registers into the next tile, storing one every TC_DEFER_STRIDE K steps
