@@ -123,6 +123,8 @@ static int two_stage_section(state *s, int coop)
     cudaGraphExec_t graph;
     double capture_ms;
     int i, nrows = 0, ok = 1;
+    /* what check_two_stage() reads, for --dump and --check-dump */
+    const run_output outs[2] = {{s->a, (size_t)s->n * sizeof(float)}, {s->b, (size_t)s->n * sizeof(float)}};
 
     memcpy(s->hb_want, s->hb0, (size_t)s->n * sizeof(float));
     for (i = 0; i < s->iters; ++i) {
@@ -137,20 +139,22 @@ static int two_stage_section(state *s, int coop)
     snprintf(knobs[1], sizeof knobs[1], "graph_nodes=%d capture_ms=%.1f grid=%d%s", 2 * s->iters + 1,
              capture_ms, s->grid, coop_knobs);
     snprintf(knobs[2], sizeof knobs[2], "launches=1 grid_syncs=%d grid=%d%s", 2 * s->iters, s->grid, coop_knobs);
-    run_checked(e, "two_stage_launches", knobs[0], run_two_stage_launches, s, poison_two_stage,
-                check_two_stage, s, &rows[nrows++]);
-    run_checked(e, "two_stage_graph", knobs[1], graph_run, &graph, poison_two_stage, check_two_stage,
-                s, &rows[nrows++]);
+    run_checked_outputs(e, "two_stage_launches", knobs[0], run_two_stage_launches, s, poison_two_stage,
+                        check_two_stage, s, outs, 2, &rows[nrows++]);
+    run_checked_outputs(e, "two_stage_graph", knobs[1], graph_run, &graph, poison_two_stage, check_two_stage,
+                        s, outs, 2, &rows[nrows++]);
     if (coop)
-        run_checked(e, "two_stage_cooperative", knobs[2], run_two_stage_cooperative, s,
-                    poison_two_stage, check_two_stage, s, &rows[nrows++]);
+        run_checked_outputs(e, "two_stage_cooperative", knobs[2], run_two_stage_cooperative, s,
+                            poison_two_stage, check_two_stage, s, outs, 2, &rows[nrows++]);
     CUDA_CHECK(cudaGraphExecDestroy(graph));
-    fprintf(e->out, "\n");
-    report_demo_table(e->out, rows, nrows, s->iters, "iter");
-    e->ctx.m = s->iters;
-    e->ctx.n = s->n;
-    e->ctx.k = 0;
-    chapter_emit(e, rows, nrows);
+    if (e->o.check_dump == NULL) {
+        fprintf(e->out, "\n");
+        report_demo_table(e->out, rows, nrows, s->iters, "iter");
+        e->ctx.m = s->iters;
+        e->ctx.n = s->n;
+        e->ctx.k = 0;
+        chapter_emit(e, rows, nrows);
+    }
     for (i = 0; i < nrows; ++i) ok = ok && strcmp(rows[i].verified, "NO") != 0;
     return ok;
 }
@@ -216,23 +220,26 @@ static int softmax_section(state *s, int coop)
     char knobs[2][64];
     double mx = -INFINITY, sum = 0.0;
     int i, nrows = 0, ok = 1;
+    const run_output out = {s->y, (size_t)s->n * sizeof(float)}; /* what check_softmax() reads */
     for (i = 0; i < s->n; ++i) mx = s->hx[i] > mx ? s->hx[i] : mx;
     for (i = 0; i < s->n; ++i) sum += exp(s->hx[i] - mx);
     for (i = 0; i < s->n; ++i) s->hy_want[i] = exp(s->hx[i] - mx) / sum;
     fprintf(e->out, "\n[softmax] y = exp(x - max x) / sum exp(x - max x) over one vector of %d elements\n", s->n);
     snprintf(knobs[0], sizeof knobs[0], "launches=2 grid=%d%s", s->grid, coop_knobs);
     snprintf(knobs[1], sizeof knobs[1], "launches=1 grid_syncs=1 grid=%d%s", s->grid, coop_knobs);
-    run_checked(e, "softmax_two_kernels", knobs[0], run_softmax_two_kernels, s, poison_softmax,
-                check_softmax, s, &rows[nrows++]);
+    run_checked_outputs(e, "softmax_two_kernels", knobs[0], run_softmax_two_kernels, s, poison_softmax,
+                        check_softmax, s, &out, 1, &rows[nrows++]);
     if (coop)
-        run_checked(e, "softmax_cooperative", knobs[1], run_softmax_cooperative, s, poison_softmax,
-                    check_softmax, s, &rows[nrows++]);
-    fprintf(e->out, "\n");
-    report_demo_table(e->out, rows, nrows, 1, "softmax");
-    e->ctx.m = 1;
-    e->ctx.n = s->n;
-    e->ctx.k = 0;
-    chapter_emit(e, rows, nrows);
+        run_checked_outputs(e, "softmax_cooperative", knobs[1], run_softmax_cooperative, s, poison_softmax,
+                            check_softmax, s, &out, 1, &rows[nrows++]);
+    if (e->o.check_dump == NULL) {
+        fprintf(e->out, "\n");
+        report_demo_table(e->out, rows, nrows, 1, "softmax");
+        e->ctx.m = 1;
+        e->ctx.n = s->n;
+        e->ctx.k = 0;
+        chapter_emit(e, rows, nrows);
+    }
     for (i = 0; i < nrows; ++i) ok = ok && strcmp(rows[i].verified, "NO") != 0;
     return ok;
 }

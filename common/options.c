@@ -70,7 +70,7 @@ static int parse_seconds(const char *s, double *out)
 /* getopt_long() returns an option's `val`: ours start above every char. */
 enum {
     OPT_M = 256, OPT_N, OPT_K, OPT_REPS, OPT_WARMUP, OPT_SEED, OPT_ONLY, OPT_NO_VERIFY,
-    OPT_CSV, OPT_JSON, OPT_TRACE, OPT_TIMEOUT, OPT_SMEM_LIMIT, OPT_HELP,
+    OPT_CSV, OPT_JSON, OPT_TRACE, OPT_TIMEOUT, OPT_SMEM_LIMIT, OPT_DUMP, OPT_CHECK_DUMP, OPT_HELP,
     OPT_EXTRA /* OPT_EXTRA + i: the chapter's option i */
 };
 
@@ -92,6 +92,8 @@ static const struct {
     {{"trace", required_argument, NULL, OPT_TRACE}, "trace one run of each kernel: Chrome trace JSON to FILE, CSV beside it (a TRACE=1 build)"},
     {{"timeout", required_argument, NULL, OPT_TIMEOUT}, "seconds one kernel's verify+time phase may take before the watchdog exits 5"},
     {{"smem-limit", required_argument, NULL, OPT_SMEM_LIMIT}, "let a block have at most X bytes of shared memory, as a smaller GPU would"},
+    {{"dump", required_argument, NULL, OPT_DUMP}, "write each kernel's first outputs to files in folder DIR (for --check-dump)"},
+    {{"check-dump", required_argument, NULL, OPT_CHECK_DUMP}, "run nothing: check the outputs another run wrote with --dump DIR, same options"},
     {{"help", no_argument, NULL, OPT_HELP}, "print this help and exit"},
 };
 #define NSHARED ((int)(sizeof shared / sizeof shared[0])) /**< number of shared options */
@@ -200,6 +202,14 @@ static options_status apply(options *o, int val, const char *name, const char *a
         }
         o->trace = arg;
         break;
+    case OPT_DUMP:
+    case OPT_CHECK_DUMP:
+        if (arg[0] == '\0') {
+            set_err(err, errlen, "--%s needs a folder%s", name, "");
+            return OPTIONS_ERROR;
+        }
+        *(val == OPT_DUMP ? &o->dump : &o->check_dump) = arg;
+        break;
     case OPT_TIMEOUT:
         if (!parse_seconds(arg, &o->timeout_s)) {
             set_err(err, errlen, "--%s needs seconds, more than 0 and at most 86400, got '%s'", name, arg);
@@ -284,6 +294,15 @@ options_status options_parse(int argc, char **argv, options *o, char *err, size_
         set_err(err, errlen, "--csv and --json are exclusive%s%s", "", "");
         return OPTIONS_ERROR;
     }
+    if (o->dump != NULL && !o->verify) {
+        set_err(err, errlen, "--dump writes the checked first run of each kernel: it takes no --no-verify%s%s", "", "");
+        return OPTIONS_ERROR;
+    }
+    if (o->check_dump != NULL && (o->dump != NULL || !o->verify || o->trace != NULL)) {
+        set_err(err, errlen, "--check-dump checks another run's outputs: it takes no --dump, --no-verify or --trace%s%s",
+                "", "");
+        return OPTIONS_ERROR;
+    }
     /* Kernels index with int: every matrix must have fewer than 2^31 elements. */
     if (o->m * o->k > OPTIONS_MAX_ELEMENTS || o->k * o->n > OPTIONS_MAX_ELEMENTS ||
         o->m * o->n > OPTIONS_MAX_ELEMENTS) {
@@ -311,7 +330,9 @@ void options_print_help(FILE *f, const char *prog, const options *o)
         else if (val == OPT_ONLY) snprintf(def, sizeof def, " [all]");
         else if (val == OPT_SMEM_LIMIT) snprintf(def, sizeof def, " [the GPU's]");
         snprintf(flag, sizeof flag, "--%s%s", shared[s].opt.name,
-                 shared[s].opt.has_arg == required_argument ? (val == OPT_TRACE ? " FILE" : " X") : "");
+                 shared[s].opt.has_arg == required_argument
+                     ? (val == OPT_TRACE ? " FILE" : val == OPT_DUMP || val == OPT_CHECK_DUMP ? " DIR" : " X")
+                     : "");
         fprintf(f, "  %-18s %s%s\n", flag, shared[s].help, def);
         if (val == OPT_ONLY && o->names != NULL)
             fprintf(f, "  %-18s   from: %s\n", "", o->names);

@@ -5,7 +5,7 @@
  *
  * Every chapter accepts the same options, so a student learns them once:
  * `--m --n --k --reps --warmup --seed --only --no-verify --csv --json
- * --trace --timeout --smem-limit --help`, plus the chapter's own (option_extra). Bad
+ * --trace --timeout --smem-limit --dump --check-dump --help`, plus the chapter's own (option_extra). Bad
  * input (zero, negative, non-numeric, overflowing values, unknown or
  * abbreviated flags, a missing value, a name --only does not know) is
  * rejected with a message, and the chapter exits with ::EXIT_USAGE before
@@ -51,6 +51,8 @@ typedef struct {
     const char *trace;       /**< file for device-side timestamps, or NULL */
     double timeout_s;        /**< watchdog limit for each kernel's phase */
     long smem_limit;         /**< shared memory per block to allow, bytes (0: the GPU's own limit) */
+    const char *dump;        /**< folder to write each kernel's first outputs to (dump.h), or NULL */
+    const char *check_dump;  /**< folder of another run's outputs to check instead of running (dump.h), or NULL */
     int mnk;                 /**< 1: --m --n --k exist (0 for a chapter without matrices) */
     const char *names;       /**< what --only may name, space-separated (NULL: not checked) */
     option_extra *extra;     /**< the chapter's own options, or NULL */

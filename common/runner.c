@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "dump.h"
 #include "exit_codes.h"
 #include "matrix.h"
 #include "nvtx.h"
@@ -135,10 +136,44 @@ void chapter_emit(chapter_env *e, const report_row *rows, int n)
 void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn, void *arg,
                  void (*poison)(void *state), check_fn check, void *state, report_row *row)
 {
+    run_checked_outputs(e, name, knobs, fn, arg, poison, check, state, NULL, 0, row);
+}
+
+/* The row of --check-dump: load another run's outputs and check them; no
+ * launch, no timing. A row without outputs to load cannot be checked so. */
+static void check_dumped(chapter_env *e, const char *name, const char *knobs, void (*poison)(void *state),
+                         check_fn check, void *state, const run_output *outs, int nouts, report_row *row)
+{
+    char why[4400];
+    int i, ok = nouts > 0;
+    memset(row, 0, sizeof *row);
+    row->kernel = name;
+    row->knobs = knobs;
+    row->tflops = row->pct_cublas = row->speedup_prev = -1.0;
+    if (check == NULL) {
+        row->verified = "n/a";
+        return;
+    }
+    poison(state);
+    for (i = 0; i < nouts && ok; ++i) ok = dump_load(e->o.check_dump, name, i, outs[i].dev, outs[i].bytes, why, sizeof why);
+    if (nouts == 0) snprintf(why, sizeof why, "this row names no outputs to load (a bug in the chapter)");
+    if (ok) ok = check(state, name, "dumped run");
+    else fprintf(e->out, "  %-22s %-12s FAILED  %s\n", name, "dumped run", why);
+    row->verified = ok ? "yes" : "NO";
+}
+
+void run_checked_outputs(chapter_env *e, const char *name, const char *knobs, run_fn fn, void *arg,
+                         void (*poison)(void *state), check_fn check, void *state, const run_output *outs,
+                         int nouts, report_row *row)
+{
     char phase[96];
-    int ok = 1;
+    int ok = 1, i;
     const int verify = e->o.verify && check != NULL;
     cudaError_t err;
+    if (e->o.check_dump != NULL) {
+        check_dumped(e, name, knobs, poison, check, state, outs, nouts, row);
+        return;
+    }
     snprintf(phase, sizeof phase, "%s: verify and time", name);
     NVTX_PUSH(phase);
     watchdog_arm(e->o.timeout_s, phase);
@@ -151,6 +186,8 @@ void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn,
             exit(EXIT_CUDA_ERROR);
         }
         CUDA_CHECK(cudaDeviceSynchronize());
+        for (i = 0; i < nouts && e->o.dump != NULL; ++i)
+            if (!dump_write(e->o.dump, name, i, outs[i].dev, outs[i].bytes)) exit(EXIT_USAGE);
         ok = check(state, name, "first run");
         poison(state); /* the check after timing must see what the timed runs wrote */
     }

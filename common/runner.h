@@ -79,6 +79,22 @@ typedef int (*check_fn)(void *state, const char *name, const char *when);
 void run_checked(chapter_env *e, const char *name, const char *knobs, run_fn fn, void *arg,
                  void (*poison)(void *state), check_fn check, void *state, report_row *row);
 
+/** @brief A device buffer that a row's check reads (see run_checked_outputs()). */
+typedef struct {
+    void *dev;    /**< device pointer */
+    size_t bytes; /**< its size */
+} run_output;
+
+/**
+ * @brief run_checked() for a row whose check reads the device buffers
+ *        @p outs: --dump DIR writes them after the first run, and
+ *        --check-dump DIR loads them from another run's files in place of
+ *        running (dump.h), then checks them as a first run.
+ */
+void run_checked_outputs(chapter_env *e, const char *name, const char *knobs, run_fn fn, void *arg,
+                         void (*poison)(void *state), check_fn check, void *state, const run_output *outs,
+                         int nouts, report_row *row);
+
 /**
  * @brief The run's last line and exit code: "UNVERIFIED" with --no-verify
  *        (exit 0), else "PASSED" (0) or "FAILED: ..." (1) from @p all_ok.

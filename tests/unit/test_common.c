@@ -70,6 +70,8 @@ static void test_options_rejects_bad_input(void)
         {"--timeout", "-3"},    {"--csv=1"},           {"--csv", "--json"},
         {"stray"},              {"-m", "5"},           {"--m", "200000", "--k", "200000"},
         {"--only", ""},         {"--trace", ""},       {"--"},
+        {"--dump", ""},         {"--check-dump", ""},  {"--dump", "d", "--no-verify"},
+        {"--check-dump", "d", "--dump", "e"},          {"--check-dump", "d", "--no-verify"},
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
