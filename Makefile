@@ -26,7 +26,8 @@ help:
 	@echo "  make diff-NN         what chapter NN's kernel.cu adds to its parent chapter's, as a diff"
 	@echo "  make exercise-NN     the student's starter of chapter NN in exercises/NN/ (FRESH=1: start again)"
 	@echo "  make check-NN        check the student's chapter NN (DIR=path: another copy of it)"
-	@echo "  make grade-NN        grade a class: SUBMISSIONS=DIR, one folder per student -> DIR/grades-NN.csv"
+	@echo "  make grade-NN        grade a class: SUBMISSIONS=DIR, one folder per student -> DIR-grades-NN/grades-NN.csv"
+	@echo "                       (GRADEBOOK=dir  RUBRIC=file  GPUS=\"0 1\"  JOBS=n  SLURM=1: a Slurm job array instead)"
 	@echo "  make handout         the student copy of the repository: handout.tar.gz (KEEP=\"01 02\": keep those answers)"
 	@echo "  make all             build every chapter this ARCH can run"
 	@echo "  make smem            each kernel's shared memory per block on ARCH, and what ARCH allows"
@@ -77,12 +78,12 @@ define classroom_rule
 exercise-$(call chapter_num,$(1)):
 	@bash tests/classroom/exercise.sh $(call chapter_num,$(1))
 check-$(call chapter_num,$(1)):
-	@bash tests/classroom/check.sh $(call chapter_num,$(1)); rc=$$$$?; case $$$$rc in \
+	@python3 tests/classroom/check.py $(call chapter_num,$(1)); rc=$$$$?; case $$$$rc in \
 	  0) ;; 1) echo "make check-$(call chapter_num,$(1)): FAILED (exit 1)";; \
 	  3) echo "make check-$(call chapter_num,$(1)): stopped after the PTX part, which passed: no GPU for the rest (exit 3)";; \
 	  *) echo "make check-$(call chapter_num,$(1)): could not check (exit $$$$rc)";; esac; exit $$$$rc
 grade-$(call chapter_num,$(1)):
-	@bash tests/classroom/grade.sh $(call chapter_num,$(1))
+	@python3 tests/classroom/grade.py $(call chapter_num,$(1))
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call classroom_rule,$(d))))
 

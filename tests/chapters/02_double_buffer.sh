@@ -9,7 +9,7 @@ PTX_MUST_NOT=()
 PTX_MUST_TC=('wgmma\.mma_async\.sync\.aligned\.m64n(128|256)k16\.f32\.bf16\.bf16' 'cp\.async\.cg\.shared\.global.*16'
              'cp\.async\.mbarrier\.arrive' 'wgmma\.wait_group')
 # Uses cuda::pipeline: synccheck may report only the library's known
-# 'Missing wait' at producer_commit (tests/run.sh, sanitize_pipeline).
+# 'Missing wait' at producer_commit (tests/test_gpu.py, sanitize).
 PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
@@ -31,22 +31,32 @@ TRACE_ARGS=(--only=double_buffer,double_buffer_tc --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=()
 TRACE_MUST=(issue "wait full" compute store)
 
-# make check-02 (tests/classroom/check.sh): the kernels a student's code
-# is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
-# FUNCTION "-" for the whole file or a part of a kernel's name to look in
-# that kernel only (the syntax: the top of tests/classroom/check.sh). The
-# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
-# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
-# PTX cannot show (its row says that the GPU part decides).
-CHECK_ONLY=double_buffer
+# make check-02 and make grade-02 (tests/classroom/check.py). CHECK_FILES:
+# each file that holds exercise regions, the file whose PTX holds its code
+# (a header's is its includer's), and the kernels its regions run in (the
+# GPU part runs each of them). CHECK_PTX: per exercise and per copy, what
+# its code puts in that PTX: "EXERCISE [FILE:]FUNCTION REGEX [COUNT]
+# [after:R] [before:R] [if:R]" (FILE: kernel, kernel_tc, variants, ...;
+# FUNCTION "-" for the whole file or a part of a kernel's name; the syntax:
+# the top of check.py); the counts are the lesson's at the default knobs,
+# and tests/classroom/wrong/ has the mistakes each rule tells apart; every
+# copy of every exercise has a rule or a CHECK_GPU line (a host test says
+# so). CHECK_GPU, "EXERCISE[@FILE] what": what the PTX cannot show (its
+# row says that the GPU part decides).
+CHECK_FILES=('kernel.cu kernel double_buffer' 'kernel_tc.cu kernel_tc double_buffer_tc')
 # 02.1: the copies, the acquire's wait before them, the commit's arrival;
 # 02.2: a wait after the copies (the consumer's), and the release's arrival
-# after the tile's shared-memory reads
+# after the tile's shared-memory reads (kernel.cu) or after the wgmma wait
+# that ends the tensor cores' reads of the stage (kernel_tc.cu)
 CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.1 - mbarrier\.try_wait before:cp\.async\.(cg|ca)'
            '02.1 - cp\.async\.mbarrier\.arrive'
            '02.2 - mbarrier\.try_wait after:cp\.async\.(cg|ca)'
-           '02.2 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')
+           '02.2 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4'
+           '02.1 kernel_tc:- cp\.async\.cg\.shared\.global' '02.1 kernel_tc:- mbarrier\.try_wait before:cp\.async\.cg'
+           '02.1 kernel_tc:- cp\.async\.mbarrier\.arrive'
+           '02.2 kernel_tc:- mbarrier\.try_wait after:cp\.async\.cg'
+           '02.2 kernel_tc:- mbarrier\.arrive\.shared::cta after:wgmma\.wait_group')
+CHECK_GPU=("02.1 which stage each tile's copies go to (an index)")
 
-# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+# The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=1 STAGES=3 TC_BN=256 TC_STAGES=4)

@@ -34,22 +34,37 @@ TRACE_ARGS=(--only=warp_specialized,warp_specialized_tc --m=2048 --n=2048 --k=51
 TRACE_TEST_ARGS=()
 TRACE_MUST=("wait empty" issue "wait full" compute store)
 
-# make check-03 (tests/classroom/check.sh): the kernels a student's code
-# is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
-# FUNCTION "-" for the whole file or a part of a kernel's name to look in
-# that kernel only (the syntax: the top of tests/classroom/check.sh). The
-# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
-# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
-# PTX cannot show (its row says that the GPU part decides).
-CHECK_ONLY=warp_specialized
+# make check-03 and make grade-03 (tests/classroom/check.py). CHECK_FILES:
+# each file that holds exercise regions, the file whose PTX holds its code
+# (a header's is its includer's), and the kernels its regions run in (the
+# GPU part runs each of them). CHECK_PTX: per exercise and per copy, what
+# its code puts in that PTX: "EXERCISE [FILE:]FUNCTION REGEX [COUNT]
+# [after:R] [before:R] [if:R]" (FILE: kernel, kernel_tc, variants, ...;
+# FUNCTION "-" for the whole file or a part of a kernel's name; the syntax:
+# the top of check.py); the counts are the lesson's at the default knobs,
+# and tests/classroom/wrong/ has the mistakes each rule tells apart; every
+# copy of every exercise has a rule or a CHECK_GPU line (a host test says
+# so). CHECK_GPU, "EXERCISE[@FILE] what": what the PTX cannot show (its
+# row says that the GPU part decides).
+CHECK_FILES=('kernel.cu kernel warp_specialized' 'kernel_tc.cu kernel_tc warp_specialized_tc'
+             'variants.cu variants warp_specialized_storer')
 # 03.1: make_pipeline() with a role counts the producers with an atomic
 # add on the shared state (without roles, or with a producer count, there
-# is none); 03.2 and 03.3 as 02.1 and 02.2
+# is none); 03.2 and 03.3 as 02.1 and 02.2. The storer variant also waits
+# on cuda::barriers (its storers' hand-off), so its rules look at the
+# pipeline's waits alone (try_wait.parity)
 CHECK_PTX=('03.1 - atom\.add\.relaxed\.cta'
            '03.2 - cp\.async\.mbarrier\.arrive' '03.2 - mbarrier\.try_wait before:cp\.async\.(cg|ca)'
            '03.3 - mbarrier\.try_wait after:cp\.async\.(cg|ca)'
-           '03.3 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4')
+           '03.3 - mbarrier\.arrive\.shared::cta after:ld\.shared\.v4'
+           '03.1 kernel_tc:- atom\.add\.relaxed\.cta'
+           '03.2 kernel_tc:- cp\.async\.mbarrier\.arrive' '03.2 kernel_tc:- mbarrier\.try_wait before:cp\.async\.cg'
+           '03.3 kernel_tc:- mbarrier\.try_wait after:cp\.async\.cg'
+           '03.3 kernel_tc:- mbarrier\.arrive\.shared::cta after:wgmma\.wait_group'
+           '03.1 variants:- atom\.add\.relaxed\.cta'
+           '03.2 variants:- cp\.async\.mbarrier\.arrive' '03.2 variants:- mbarrier\.try_wait\.parity before:cp\.async\.(cg|ca)'
+           '03.3 variants:- mbarrier\.try_wait\.parity after:cp\.async\.(cg|ca)')
+CHECK_GPU=("03.3@variants where the consumers release (the storers' barriers arrive after the reads too)")
 
-# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+# The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2 TC_BN=128 TC_STAGES=3)

@@ -16,11 +16,19 @@ SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_st
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --tasks 50 --spawn-roots 20 --spawn-depth 30)
 # Cases beyond the GEMM shapes: task counts (comma-separated arguments)...
 # (spawn: a single task; a few narrow trees up to 1,000 deep; many shallow ones)
-GPU_CASES=(--tasks=1,--only=tasks --tasks=7,--only=tasks --tasks=1000,--only=tasks
+GPU_CASES=(--m=4096,--n=4096,--k=32,--only=persistent+persistent_residual+persistent_storer+persistent_storer_residual+persistent_pingpong+persistent_tc
+           --tasks=1,--only=tasks --tasks=7,--only=tasks --tasks=1000,--only=tasks
            --tasks=10000,--only=tasks,--reps=2
            --only=spawn,--spawn-roots=1,--spawn-depth=0 --only=spawn,--spawn-roots=5,--spawn-depth=1000
            --only=spawn,--spawn-roots=20000,--spawn-depth=20)
-QUICK_CASES=(--tasks=7,--only=tasks --only=spawn,--spawn-roots=5,--spawn-depth=1000)
+QUICK_CASES=(--tasks=7,--only=tasks --only=spawn,--spawn-roots=5,--spawn-depth=1000
+             --m=4096,--n=4096,--k=32,--only=persistent+persistent_residual+persistent_storer+persistent_storer_residual+persistent_pingpong+persistent_tc)
+# A K loop shorter than the ring with more output tiles than resident blocks
+# (the quick case above): each block takes several tiles and its producers
+# run a whole tile ahead of its consumers, the only case where the tile
+# number and the ticket hand-offs can go wrong. Under racecheck too (full
+# tier): a tile number written before the stage's acquire shows there only.
+SANITIZE_CASES=(racecheck:--m=2304,--n=4096,--k=32,--only=persistent+persistent_pingpong+persistent_tc)
 # ... and runs that must end with a given exit code (CODE:arguments)
 GPU_EXIT_CASES=(1:--skip-reset,--only=tasks,--tasks=100)
 
@@ -53,25 +61,40 @@ TRACE_ARGS=(--only=tasks,persistent,persistent_tc --m=4096 --n=4096 --k=256 --ta
 TRACE_TEST_ARGS=(--tasks 50)
 TRACE_MUST=(fetch "wait empty" issue "wait full" compute store task)
 
-# make check-04 (tests/classroom/check.sh): the kernels a student's code
-# is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
-# FUNCTION "-" for the whole file or a part of a kernel's name to look in
-# that kernel only (the syntax: the top of tests/classroom/check.sh). The
-# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
-# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
-# PTX cannot show (its row says that the GPU part decides).
-CHECK_ONLY=persistent
+# make check-04 and make grade-04 (tests/classroom/check.py). CHECK_FILES:
+# each file that holds exercise regions, the file whose PTX holds its code
+# (a header's is its includer's), and the kernels its regions run in (the
+# GPU part runs each of them). CHECK_PTX: per exercise and per copy, what
+# its code puts in that PTX: "EXERCISE [FILE:]FUNCTION REGEX [COUNT]
+# [after:R] [before:R] [if:R]" (FILE: kernel, kernel_tc, variants, ...;
+# FUNCTION "-" for the whole file or a part of a kernel's name; the syntax:
+# the top of check.py); the counts are the lesson's at the default knobs,
+# and tests/classroom/wrong/ has the mistakes each rule tells apart; every
+# copy of every exercise has a rule or a CHECK_GPU line (a host test says
+# so). CHECK_GPU, "EXERCISE[@FILE] what": what the PTX cannot show (its
+# row says that the GPU part decides).
+CHECK_FILES=('kernel.cu kernel persistent' 'kernel_tc.cu kernel_tc persistent_tc'
+             'variants.cu variants persistent_residual,persistent_storer,persistent_storer_residual'
+             'pingpong.cu pingpong persistent_pingpong')
 # 04.1: the ticket and a named barrier (two operands: id and thread count;
 # __syncthreads() is bar.sync 0). 04.2: the stop stage's acquire and commit
 # (4 waits: 2 producer acquires, 2 consumer waits; 2 commits), judged once
-# 04.1 takes tickets (the starter's 04.1 leaves the copy loop out of the PTX)
+# 04.1 takes tickets (the starter's 04.1 leaves the copy loop out of the
+# PTX); variants.cu holds three kernels (the counts are theirs together)
 CHECK_PTX=('04.1 - atom\.global\.add' '04.1 - bar\.sync[[:space:]]+[^;]+,'
            '04.2 - mbarrier\.try_wait >=4 if:atom\.global\.add'
-           '04.2 - cp\.async\.mbarrier\.arrive >=2 if:atom\.global\.add')
+           '04.2 - cp\.async\.mbarrier\.arrive >=2 if:atom\.global\.add'
+           '04.1 kernel_tc:- atom\.global\.add' '04.1 kernel_tc:- bar\.sync[[:space:]]+[^;]+,'
+           '04.2 kernel_tc:- mbarrier\.try_wait >=4 if:atom\.global\.add'
+           '04.2 kernel_tc:- cp\.async\.mbarrier\.arrive >=2 if:atom\.global\.add'
+           '04.1 variants:- atom\.global\.add =3'
+           '04.2 variants:- mbarrier\.try_wait >=18 if:atom\.global\.add'
+           '04.2 variants:- cp\.async\.mbarrier\.arrive >=6 if:atom\.global\.add'
+           '04.1 pingpong:- atom\.global\.add' '04.1 pingpong:- bar\.sync[[:space:]]+[^;]+,')
 CHECK_GPU=("04.1 which threads take a ticket (one, or every producer: the same atomic)"
+           "04.1@variants the named barrier (the storers' own named barriers are there too)"
            "04.3 the reset (host code, not in the kernel's PTX)")
 
-# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+# The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6 TC_BN=128
             TC_STAGES=3)

@@ -39,17 +39,22 @@ TRACE_ARGS=(--only=two_stage --elements=4194304 --iters=10)
 TRACE_TEST_ARGS=(--iters 3 --elements 100000)
 TRACE_MUST=(work grid.sync)
 
-# make check-05 (tests/classroom/check.sh): the kernels a student's code
-# is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
-# FUNCTION "-" for the whole file or a part of a kernel's name to look in
-# that kernel only (the syntax: the top of tests/classroom/check.sh). The
-# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
-# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
-# PTX cannot show (its row says that the GPU part decides).
+# make check-05 and make grade-05 (tests/classroom/check.py). CHECK_FILES:
+# each file that holds exercise regions, the file whose PTX holds its code
+# (a header's is its includer's), and the kernels its regions run in (the
+# GPU part runs each of them). CHECK_PTX: per exercise and per copy, what
+# its code puts in that PTX: "EXERCISE [FILE:]FUNCTION REGEX [COUNT]
+# [after:R] [before:R] [if:R]" (FILE: kernel, kernel_tc, variants, ...;
+# FUNCTION "-" for the whole file or a part of a kernel's name; the syntax:
+# the top of check.py); the counts are the lesson's at the default knobs,
+# and tests/classroom/wrong/ has the mistakes each rule tells apart; every
+# copy of every exercise has a rule or a CHECK_GPU line (a host test says
+# so). CHECK_GPU, "EXERCISE[@FILE] what": what the PTX cannot show (its
+# row says that the GPU part decides).
+CHECK_FILES=('kernel.cu kernel two_stage_cooperative,softmax_cooperative')
 CHECK_ONLY=two_stage,softmax
 CHECK_PTX=('05.1 two_stage_cooperative atom\.add\.release\.gpu >=2' '05.2 softmax_cooperative atom\.add\.release\.gpu')
 
-# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+# The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(THREADS=128)
 KNOBS_TEST_ARGS=(--iters 4 --elements 100000 --reps 1 --warmup 0)

@@ -41,15 +41,19 @@ TRACE_ARGS=(--only=cluster,cluster_tc --m=2048 --n=2048 --k=512)
 TRACE_TEST_ARGS=(--elements 100000 --rounds 3 --pings 5)
 TRACE_MUST=("cluster sync" "wait empty" share issue "wait full" compute store)
 
-# make check-06 (tests/classroom/check.sh): the kernels a student's code
-# is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
-# FUNCTION "-" for the whole file or a part of a kernel's name to look in
-# that kernel only (the syntax: the top of tests/classroom/check.sh). The
-# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
-# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
-# PTX cannot show (its row says that the GPU part decides).
-CHECK_ONLY=cluster
+# make check-06 and make grade-06 (tests/classroom/check.py). CHECK_FILES:
+# each file that holds exercise regions, the file whose PTX holds its code
+# (a header's is its includer's), and the kernels its regions run in (the
+# GPU part runs each of them). CHECK_PTX: per exercise and per copy, what
+# its code puts in that PTX: "EXERCISE [FILE:]FUNCTION REGEX [COUNT]
+# [after:R] [before:R] [if:R]" (FILE: kernel, kernel_tc, variants, ...;
+# FUNCTION "-" for the whole file or a part of a kernel's name; the syntax:
+# the top of check.py); the counts are the lesson's at the default knobs,
+# and tests/classroom/wrong/ has the mistakes each rule tells apart; every
+# copy of every exercise has a rule or a CHECK_GPU line (a host test says
+# so). CHECK_GPU, "EXERCISE[@FILE] what": what the PTX cannot show (its
+# row says that the GPU part decides).
+CHECK_FILES=('kernel.cu kernel cluster')
 # 06.1: a cluster barrier at each end; 06.2: one bulk copy per peer
 # (CLUSTER - 1 = 1 at the default CLUSTER=2, the loop unrolled)
 CHECK_PTX=('06.1 - barrier\.cluster\.arrive >=2' '06.1 - barrier\.cluster\.wait >=2'
@@ -57,6 +61,6 @@ CHECK_PTX=('06.1 - barrier\.cluster\.arrive >=2' '06.1 - barrier\.cluster\.wait 
 CHECK_GPU=("06.2 which peer gets the part, from which row (a register operand)"
            "06.3 the byte count and which threads announce it")
 
-# The knobs test: every knob away from its default (tests/run.sh knobs_recorded);
+# The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded);
 # the register variants need BM / CLUSTER x BK / 4 to split over their 256 producers.
 KNOBS_TEST=(BM=64 BN=64 BK=64 STAGES=3 PRODUCER_WARPS=2 CLUSTER=4 TC_BN=128 TC_STAGES=3 TC_CLUSTER=1 TC_GROUP=2)

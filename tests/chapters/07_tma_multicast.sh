@@ -19,8 +19,14 @@ QUICK_SANITIZER=racecheck
 SHAPE_ARGS=(--only cluster,tma,tma_multicast,tma128_swizzled,tma128_transposed,tma128_fenced,cublas,cluster_tc,tma_multicast_tc,cublas_bf16)
 # Exact multiples of the tile and of the cluster; a K that needs staging;
 # more tensor-core cluster tiles than clusters, with a K loop too short to
-# store all the boxes tma_multicast_tc carries from one tile to the next.
-GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001 --m=2304,--n=2048,--k=200)
+# store all the boxes tma_multicast_tc carries from one tile to the next;
+# and K loops of 1, 5, 9, 13 and 17 steps (TC_BK = 64) with blocks that take
+# several tiles: the step counts where a carried box's catch-up at the
+# loop's end is one off (it stores a box at steps 1, 5, 9, 13, 17).
+GPU_CASES=(--m=256,--n=256,--k=256 --m=300,--n=260,--k=1001 --m=2304,--n=2048,--k=200
+           --m=4096,--n=4096,--k=64,--only=tma_multicast_tc --m=4096,--n=4096,--k=320,--only=tma_multicast_tc
+           --m=4096,--n=4096,--k=576,--only=tma_multicast_tc --m=4096,--n=4096,--k=832,--only=tma_multicast_tc
+           --m=4096,--n=4096,--k=1088,--only=tma_multicast_tc)
 QUICK_CASES=(--m=300,--n=260,--k=1001)
 
 BENCH_KERNEL=tma_multicast
@@ -53,25 +59,36 @@ TRACE_MORE_ARGS=(--only=tma_multicast_tc --m=4096 --n=4096 --k=1152)
 TRACE_TEST_ARGS=()
 TRACE_MUST=("cluster sync" "wait empty" issue "wait full" compute store)
 
-# make check-07 (tests/classroom/check.sh): the kernels a student's code
-# is run as (--only), and per exercise what its code puts in the PTX of
-# kernel.cu: "EXERCISE FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]",
-# FUNCTION "-" for the whole file or a part of a kernel's name to look in
-# that kernel only (the syntax: the top of tests/classroom/check.sh). The
-# counts are the lesson's at the default knobs; tests/classroom/wrong/ has
-# the mistakes each rule tells apart. CHECK_GPU: what of an exercise the
-# PTX cannot show (its row says that the GPU part decides).
-CHECK_ONLY=tma,tma_multicast
+# make check-07 and make grade-07 (tests/classroom/check.py). CHECK_FILES:
+# each file that holds exercise regions, the file whose PTX holds its code
+# (a header's is its includer's), and the kernels its regions run in (the
+# GPU part runs each of them). CHECK_PTX: per exercise and per copy, what
+# its code puts in that PTX: "EXERCISE [FILE:]FUNCTION REGEX [COUNT]
+# [after:R] [before:R] [if:R]" (FILE: kernel, kernel_tc, variants, ...;
+# FUNCTION "-" for the whole file or a part of a kernel's name; the syntax:
+# the top of check.py); the counts are the lesson's at the default knobs,
+# and tests/classroom/wrong/ has the mistakes each rule tells apart; every
+# copy of every exercise has a rule or a CHECK_GPU line (a host test says
+# so). CHECK_GPU, "EXERCISE[@FILE] what": what the PTX cannot show (its
+# row says that the GPU part decides).
+CHECK_FILES=('kernel.cu kernel tma,tma_multicast' 'variants.cu variants tma128_swizzled,tma128_transposed,tma128_fenced')
+# the kernels again in a 2 x 2 cluster, where every bit of both masks matters
+# (the default 2 x 1 never uses the row mask)
+CHECK_BUILDS=('CLUSTER_M=2,CLUSTER_N=2:tma_multicast,tma128_swizzled')
 # 07.1: in the 2 x 1 cluster of the default build the B mask is both
 # blocks, the constant 3 (judged once 07.2 issues the multicast copy);
 # 07.2: the arrive with the byte count, and the copies with multicast
 CHECK_PTX=('07.1 - mov\.u16[[:space:]]+%rs[0-9]+,[[:space:]]+3; if:multicast::cluster'
            '07.2 - cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes'
-           '07.2 - mbarrier\.arrive\.expect_tx' '07.2 - \.multicast::cluster')
-CHECK_GPU=("07.2 the byte count and the slices' offsets"
+           '07.2 - mbarrier\.arrive\.expect_tx' '07.2 - \.multicast::cluster'
+           '07.1 variants:- mov\.u16[[:space:]]+%rs[0-9]+,[[:space:]]+3; if:multicast::cluster'
+           '07.2 variants:- cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes'
+           '07.2 variants:- mbarrier\.arrive\.expect_tx' '07.2 variants:- \.multicast::cluster')
+CHECK_GPU=("07.1 the row mask (a 2 x 1 cluster never uses it: the GPU part's 2 x 2 build does)"
+           "07.2 the byte count and the slices' offsets"
            "07.3 the tensor maps (host code, not in the kernel's PTX)")
 
-# The knobs test: every knob away from its default (tests/run.sh knobs_recorded).
+# The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 # The 128 x 128 variants record their RING as STAGES=; the cluster's shape
 # and the register split show as CLUSTER=MxN and REGS=P/C.
 KNOBS_TEST=(STAGES=6 CLUSTER_M=1 CLUSTER_N=2 PRODUCER_REGS=56 CONSUMER_REGS=224 RING=3 TC_BN=128 TC_STAGES=3

@@ -3,6 +3,7 @@
 #
 #   make exercise-03            writes exercises/03/03_warp_specialized/ and builds it
 #   make exercise-03 FRESH=1    starts again (the old copy is kept beside it)
+#   make exercise-03 NOBUILD=1  writes it without building it
 #
 # exercises/NN/ mirrors the repository: NN_<name>/ is a copy of the chapter
 # in which every region of the chapter's own exercises (tests/classroom/
@@ -57,7 +58,7 @@ echo "exercises (the regions marked '// ---- exercise $n.N'):"
 (cd "$dir" && awk -v mode=list -f "$ROOT/tests/classroom/regions.awk" \
     $(region_files .)) |
     awk -F'\t' '!seen[$3]++ { printf "  %s  %-70s %s:%s\n", $3, $4, $1, $2 }'
-make --no-print-directory -C "$dir"
+[ "${NOBUILD:-0}" = 1 ] || make --no-print-directory -C "$dir"
 echo "build it:   make -C $dir    (any of the chapter's knobs, as in $ch)"
 echo "run it:     $dir/run        (it fails verification, or hangs and the watchdog ends it, until done)"
 echo "check it:   make check-$n"

@@ -78,7 +78,7 @@ done
 # that change code, their measured results, the wrong solutions, and the
 # test program built on a lesson's pipeline
 rm -rf "$out/docs/instructor.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
-    "$out/tests/classroom/wrong" "$out/tests/gpu/pipeline_synccheck.cu" \
+    "$out/tests/classroom/wrong" "$out/tests/classroom/hostile_class.py" "$out/tests/classroom/library_class.py" "$out/tests/gpu/pipeline_synccheck.cu" \
     "$out"/docs/results/*-answers.csv "$out"/docs/results/*-answers-ncu.csv
 # The pages mark what points to it: <!-- instructor --> ... <!-- end instructor -->
 # blocks go, as do the layout's and the Doxyfile's mentions; any other

@@ -1,0 +1,180 @@
+"""Where a student's code runs when make grade-NN builds and runs it.
+
+Every step of a student's grading (a compile, a build, a run, compute-
+sanitizer) runs as a process tree of its own:
+
+- in a fresh mount, PID, network and IPC namespace made by bubblewrap
+  (`bwrap`, Debian's `bubblewrap`) where it can make one: the file system
+  read-only but for the student's own copy (mounted at JAIL) and a private
+  /tmp; the repository, the submissions, the gradebook's folder, the other
+  students' copies and $HOME hidden behind empty folders; no network. The
+  namespace's processes all end when the step ends, however they were
+  started;
+- as an unprivileged user of its own (a numeric uid per student, when the
+  grader runs as root), through `setpriv`, with no new privileges;
+- with a clean environment (PATH, HOME, LANG, TMPDIR and what the step
+  names: no MAKEFLAGS, no path to the gradebook), and with limits on CPU
+  time, file size, open files and processes (`prlimit`), address space for
+  the steps that use no GPU, and wall time (the grader kills it).
+
+Without bwrap (or where it cannot make a namespace) the step still gets
+its own session, the environment, the limits and, as root, the user; the
+grader says that the copy was not isolated (Jail.level).
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+JAIL = "/tmp/grade"  # where the student's copy is inside the namespace
+
+LIMITS = {  # prlimit's options
+    "cpu": 900,          # seconds of CPU time per process
+    "fsize": 2 << 30,    # bytes per file written
+    "nofile": 4096,
+    "core": 0,
+}
+CPU_ONLY_AS = 16 << 30   # address space of steps that use no GPU (a GPU context maps far more)
+
+
+def _works(argv):
+    try:
+        return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+class Jail:
+    """How this machine can isolate a step. level is 'namespace' (bwrap),
+    'limits' (no namespace: own session, clean environment and limits) and
+    says 'user' when the steps also run as a uid of their own."""
+
+    def __init__(self, hide, base_uid=910000):
+        self.hide = sorted({os.path.realpath(h) for h in hide if h})
+        self.ro_binds = []  # folders under a hidden one that every step may read (read-only)
+        self.root = os.geteuid() == 0
+        self.base_uid = base_uid
+        self.bwrap = shutil.which("bwrap") or next(
+            (p for p in ("/usr/bin/bwrap",) if os.access(p, os.X_OK)), None)
+        self.setpriv = shutil.which("setpriv")
+        self.prlimit = shutil.which("prlimit")
+        self.ns = False
+        if self.bwrap:
+            probe = tempfile.mkdtemp(prefix="tutorial-jail-probe-")
+            self.ns = _works(self._bwrap_argv(probe, [], None) + ["true"])
+            shutil.rmtree(probe, ignore_errors=True)
+        self.level = ("namespace" if self.ns else "limits") + (
+            " + user" if self.root and self.setpriv else "")
+
+    def describe(self):
+        if self.ns and self.root:
+            return ("each student's steps ran in a namespace of their own (bubblewrap): read-only files but their "
+                    "own copy, no network, the repository, submissions and gradebook hidden; as a uid of their own")
+        if self.ns:
+            return ("each student's steps ran in a namespace of their own (bubblewrap): read-only files but their "
+                    "own copy, no network, the repository, submissions and gradebook hidden; as your own user")
+        return ("NOT ISOLATED: no bubblewrap namespace here (apt-get install bubblewrap), so each student's "
+                "code ran with a clean environment and limits" + (" as a uid of its own" if self.root else
+                                                                   ", as YOUR user: it could read your files"))
+
+    def uid(self, index):
+        return self.base_uid + index if self.root and self.setpriv else None
+
+    def own(self, path, index):
+        """Give the student's copy to the student's uid (as root)."""
+        uid = self.uid(index)
+        if uid is None:
+            return
+        for d, dirs, files in os.walk(path):
+            os.lchown(d, uid, uid)
+            for f in dirs + files:
+                os.lchown(os.path.join(d, f), uid, uid)
+
+    def disown(self, path):
+        """Take the copy back (as root): no later student's uid can read it."""
+        if not self.root:
+            return
+        for d, dirs, files in os.walk(path):
+            os.lchown(d, 0, 0)
+            os.chmod(d, 0o700)
+            for f in dirs + files:
+                os.lchown(os.path.join(d, f), 0, 0)
+
+    def _bwrap_argv(self, copy, hide, env):
+        argv = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev",
+                "--proc", "/proc", "--perms", "1777", "--tmpfs", "/dev/shm"]
+        for h in hide:
+            if os.path.isdir(h):
+                argv += ["--tmpfs", h]
+        argv += ["--perms", "1777", "--tmpfs", "/tmp", "--bind", copy, JAIL]
+        for r in getattr(self, "ro_binds", []):
+            parts = os.path.dirname(r).strip("/").split("/")
+            for i in range(1, len(parts) + 1):  # its folders, which bwrap would make 0700 under a tmpfs
+                argv += ["--perms", "0755", "--dir", "/" + "/".join(parts[:i])]
+            argv += ["--ro-bind", r, r]
+        if env is not None:
+            argv += ["--clearenv"]
+            for k, v in env.items():
+                argv += ["--setenv", k, v]
+        return argv
+
+    def argv(self, argv, copy, cwd, index, env, gpu):
+        """The command line that runs `argv` in the student's jail: `cwd`
+        is a folder of `copy` (the real path), as the step sees it."""
+        inner = []
+        uid = self.uid(index)
+        if uid is not None:
+            inner += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--"]
+        if self.prlimit:
+            lim = [f"--{k}={v}" for k, v in LIMITS.items()]
+            if uid is not None:
+                lim.append("--nproc=1024")
+            if not gpu:
+                lim.append(f"--as={CPU_ONLY_AS}")
+            inner += [self.prlimit] + lim + ["--"]
+        if self.ns:
+            rel = os.path.relpath(cwd, copy)
+            inside = os.path.normpath(os.path.join(JAIL, rel))
+            env = dict(env, HOME=JAIL, TMPDIR="/tmp")
+            return self._bwrap_argv(copy, self.hide, env) + ["--chdir", inside] + inner + argv, None, None
+        return inner + argv, cwd, dict(env, HOME=copy, TMPDIR=os.path.join(copy, ".tmp"))
+
+    def path(self, copy, real):
+        """A real path in the copy as the step sees it."""
+        if not self.ns:
+            return real
+        return os.path.normpath(os.path.join(JAIL, os.path.relpath(real, copy)))
+
+
+def run(argv, cwd, env, timeout, log):
+    """Run a command in its own session, its output appended to `log`
+    (a file object); kill its whole process group when it outlasts
+    `timeout` seconds. Returns (exit status or None on timeout, seconds)."""
+    t0 = time.monotonic()
+    log.flush()
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        rc = None
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # what it left behind in its group
+        except (ProcessLookupError, PermissionError):
+            pass
+        if p.poll() is None:
+            p.wait()
+    return rc, time.monotonic() - t0
+
+
+def clean_env(extra=None):
+    """The environment a student's step starts from."""
+    cuda = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")))
+    env = {"PATH": f"{cuda}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    env.update(extra or {})
+    return env
