@@ -44,7 +44,7 @@
 #   <!-- hardware-table -->
 #   <!-- end hardware-table -->
 # What runs where: per chapter and compute capability, whether it runs
-# here (9.0, the H100), is built by make test for that ARCH (ARCH_BUILDS in
+# here (9.0, the H100), is built by make test-gpu for that ARCH (ARCH_BUILDS in
 # tests/lib.sh) or neither, and the settings that change there (KNOBS_<class>,
 # TOO_BIG_<class> in its Makefile, for the shared memory common/arch.mk
 # gives that ARCH):

@@ -1,24 +1,28 @@
-# Shell helpers shared by tests/run.sh, bench.sh, profile.sh and the sweeps
-# (sourced, not run).
+# Shell helpers shared by bench.sh, profile.sh, trace.sh, the sweeps and the
+# classroom's scripts (sourced, not run); the suite (pytest) reads the same
+# settings through tests/classroom/settings.py.
 
 # settings CHAPTER: load tests/chapters/CHAPTER.sh into a clean set of
 # variables (what each chapter's tests, benchmark and profile do).
 settings() {
     unset PTX_MUST PTX_MUST_NOT PTX_MUST_TC PIPELINE_API QUICK_SANITIZER SHAPE_ARGS SANITIZE_ARGS GPU_CASES QUICK_CASES \
-        GPU_EXIT_CASES BENCH_KERNEL BENCH_ALSO_8192 BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
-        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_MORE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU \
+        GPU_EXIT_CASES SANITIZE_CASES BENCH_KERNEL BENCH_ALSO_8192 BENCH_VARIANTS BENCH_ARGS BENCH_DEMO_ARGS SANITIZE_VARIANTS PROFILE_KERNELS \
+        PROFILE_VARIANTS PROFILE_SKIP SASS_KERNELS GEMM TRACE_ARGS TRACE_MORE_ARGS TRACE_TEST_ARGS TRACE_MUST CHECK_ONLY CHECK_PTX CHECK_GPU CHECK_FILES CHECK_BUILDS \
         KNOBS_TEST KNOBS_TEST_ARGS KNOB_FORMS KNOB_FIXED
     PTX_MUST=() PTX_MUST_NOT=() PTX_MUST_TC=() SHAPE_ARGS=() SANITIZE_ARGS=() GPU_CASES=() QUICK_CASES=() GPU_EXIT_CASES=()
+    SANITIZE_CASES=()
     BENCH_VARIANTS=() BENCH_ARGS=() BENCH_DEMO_ARGS=() SANITIZE_VARIANTS=() PROFILE_VARIANTS=() PIPELINE_API=0 GEMM=1
     QUICK_SANITIZER=memcheck BENCH_KERNEL= BENCH_ALSO_8192= PROFILE_KERNELS= PROFILE_SKIP=
     # --trace: the runs the committed traces record (tests/trace.sh; a second
     # run, if set, for kernels that need another shape), the extra arguments
     # of the traced test run, and the steps that run must show
     TRACE_ARGS=() TRACE_MORE_ARGS=() TRACE_TEST_ARGS=() TRACE_MUST=()
-    # make check-NN: the kernels to run (--only), each exercise's PTX rules,
-    # and what of an exercise only the GPU part can check
-    CHECK_ONLY= CHECK_PTX=() CHECK_GPU=()
-    # the knobs test (tests/run.sh knobs_recorded): a value other than its
+    # make check-NN and grade-NN (tests/classroom/check.py): the files that
+    # hold regions and their kernels, each copy's PTX rules, what only the
+    # GPU part can check, other builds to run, and (a chapter whose table is
+    # not a GEMM) the parts --only names
+    CHECK_ONLY= CHECK_PTX=() CHECK_GPU=() CHECK_FILES=() CHECK_BUILDS=()
+    # the knobs test (tests/test_gpu.py): a value other than its
     # default for every knob of the Makefile, the run's arguments, and how a
     # knob shows in a knobs string where not as NAME=value (NAME:PATTERN,
     # %v standing for the value; an extended regex), and the kernels whose
@@ -106,8 +110,8 @@ smem_settings() {
 # gemm_names CHAPTER: the kernels of the chapter's table, comma-separated
 gemm_names() { grep -o '{"[a-z0-9_]*", \(\.launch_tc = \)\?launch_' "$1/main.c" | cut -d'"' -f2 | paste -sd, -; }
 
-# The builds for other GPUs that make test makes (chapter:ARCH), never run
-# here: the what-runs-where table (docs/gen_tables.sh) calls them "built".
+# The builds for other GPUs that make test-gpu makes (chapter:ARCH), never
+# run here: the what-runs-where table (docs/gen_tables.sh) calls them "built".
 # One per shared-memory size a chapter's settings change for, and Blackwell.
 ARCH_BUILDS=(01_naive:sm_75 05_cooperative_grid:sm_75 02_double_buffer:sm_80 03_warp_specialized:sm_86
              04_persistent:sm_86 06_clusters_dsmem:sm_100a 06_clusters_dsmem:sm_120a 07_tma_multicast:sm_100a

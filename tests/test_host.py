@@ -1,0 +1,318 @@
+"""The host tier: what needs no GPU. Every chapter builds with warnings as
+errors and its PTX has its technique; its harness refuses bad input; the
+knobs, the shared-memory needs, the pages, tables and figures are right."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import CHAPTERS, per_chapter, HANDOUT, ROOT, TREE, WORK, Built, build_chapter, built, chapter_settings, jobs, sh
+
+pytestmark = pytest.mark.host
+ch_param = pytest.mark.parametrize("ch", per_chapter())
+
+
+def knobs(ch):
+    return sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOBS"])[1].split()
+
+
+def make_print(ch, var, *args):
+    return sh(["make", "-s", "--no-print-directory", "-C", ch, f"print-{var}", *args])[1].strip()
+
+
+# ----------------------------------------------------------------- builds
+
+def test_unit_tests(say):
+    """common/'s unit tests, built with warnings as errors, each one run."""
+    cuda = os.environ["CUDA_HOME"]
+    os.makedirs(os.path.join(TREE, "tests", "build"), exist_ok=True)
+    rc, out = sh(["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-isystem",
+                  f"{cuda}/include", "tests/unit/test_common.c", "common/options.c", "common/stats.c",
+                  "common/matrix.c", "common/verify.c", "common/report.c", "common/watchdog.c", "-lm", "-o",
+                  "tests/build/test_common"])
+    say(out)
+    assert rc == 0, out
+    names = sh(["tests/build/test_common", "--list"])[1].split()
+    failed = []
+    for n in names:
+        rc, out = sh(["tests/build/test_common", n], timeout=120)
+        say(f"{n}: exit {rc}\n{out}")
+        if rc != 0:
+            failed.append(n)
+    assert names and not failed, f"unit tests failed: {failed}"
+
+
+@ch_param
+def test_builds_warning_free(ch, say):
+    """The chapter and its PTX build with warnings as errors, and print no
+    warning (nvcc's -Werror does not cover every tool in the chain). A
+    WERROR=1 build also stops on a register spilled to local memory
+    (ptxas -warn-spills) and on a wgmma wait that ptxas had to add."""
+    rc, out = build_chapter(ch)
+    say(out)
+    assert rc == 0, out[-3000:]
+    if not HANDOUT:
+        assert "warning" not in out.lower(), "the build printed a warning"
+
+
+def test_planted_faults_build(say):
+    rc, out = Built.get("tests-gpu", f"make --no-print-directory -j{jobs()} -C tests/gpu WERROR=1")
+    say(out)
+    assert rc == 0 and "warning" not in out.lower(), out[-3000:]
+
+
+@pytest.mark.skipif(HANDOUT, reason="a handout: the chapters' kernels are the student's")
+def test_wrong_wgmma_wait_fails_the_build(say):
+    """A wgmma_wait(1) where wgmma_wait(0) belongs (one group left in flight
+    while its stage is released): the build is otherwise clean, ptxas adds
+    the wait itself (info C7517), and a WERROR=1 build must stop on it,
+    naming the cause."""
+    d = os.path.join(WORK, "planted-wait")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for e in ["common", "01_naive"]:
+        os.symlink(os.path.join(TREE, e), os.path.join(d, e))
+    shutil.copytree(os.path.join(TREE, "02_double_buffer"), os.path.join(d, "02_double_buffer"),
+                    ignore=shutil.ignore_patterns("build", "run"))
+    k = os.path.join(d, "02_double_buffer", "kernel_tc.cu")
+    s = open(k).read()
+    assert "wgmma_wait(0); /* the tensor cores are done reading stage s */" in s
+    open(k, "w").write(s.replace("wgmma_wait(0); /* the tensor cores are done reading stage s */",
+                                 "wgmma_wait(1); /* planted: one group still in flight */"))
+    rc, out = sh(["make", "--no-print-directory", "-C", "02_double_buffer", "WERROR=1", "ARCH=sm_90a",
+                  "build/kernel_tc.o"], cwd=d)
+    say(out)
+    assert rc != 0, "the build with a wrong wait count passed"
+    assert "(C7517)" in out and "kernel_tc.cu: error: ptxas had to add a wgmma wait" in out, out[-2000:]
+
+
+# ------------------------------------------------------------------- PTX
+
+@ch_param
+def test_ptx_has_the_technique(ch, say):
+    if HANDOUT:
+        pytest.skip("a handout: the technique is the student's to write (make check-NN)")
+    built(ch)
+    s = chapter_settings(ch)
+    assert s["PTX_MUST"], f"tests/chapters/{ch}.sh sets no PTX_MUST"
+    ptx = open(os.path.join(TREE, ch, "build", "kernel.ptx")).read()
+    bad = []
+    for p in s["PTX_MUST"]:
+        hit = re.search(p.replace("[[:space:]]", r"\s"), ptx) is not None
+        say(("found     " if hit else "MISSING   ") + p)
+        bad += [] if hit else [p]
+    # no trace point in a default build (only TRACE=1 has them)
+    for p in s["PTX_MUST_NOT"] + ["tutorial_trace_target"]:
+        hit = re.search(p, ptx) is not None
+        say(("UNWANTED  " if hit else "absent    ") + p)
+        bad += [p] if hit else []
+    tc = os.path.join(TREE, ch, "kernel_tc.cu")
+    if os.path.exists(tc):
+        assert s["PTX_MUST_TC"], f"tests/chapters/{ch}.sh sets no PTX_MUST_TC"
+        ptx = open(os.path.join(TREE, ch, "build", "kernel_tc.ptx")).read()
+        for p in s["PTX_MUST_TC"]:
+            hit = re.search(p.replace("[[:space:]]", r"\s"), ptx) is not None
+            say(("found     " if hit else "MISSING   ") + p + " (kernel_tc)")
+            bad += [] if hit else [p]
+    assert not bad, f"PTX rules that fail: {bad}"
+
+
+# ----------------------------------------------------------------- knobs
+
+@ch_param
+def test_knob_has_one_home(ch, say):
+    """A knob's one home is its Makefile line `KNOB ?= default  # meaning`:
+    no source defines it (but after an #undef), and no knobs string types
+    its name and value (KNOB(NAME) records them)."""
+    mk = open(os.path.join(TREE, ch, "Makefile")).read()
+    srcs = [p for p in glob.glob(os.path.join(TREE, ch, "*.cu")) + glob.glob(os.path.join(TREE, ch, "*.cuh")) +
+            glob.glob(os.path.join(TREE, ch, "*.h")) + glob.glob(os.path.join(TREE, ch, "demos", "*"))]
+    bad = []
+    for k in knobs(ch):
+        n = len(re.findall(rf"^{k} +\?= *[^ #]+ *# *[^ ]", mk, re.M))
+        say(f"{k}: {n} Makefile line(s) with a default and a meaning")
+        if n != 1:
+            bad.append(f"{k}: {n} Makefile lines")
+        for p in srcs:
+            prev = ""
+            for line in open(p, errors="replace"):
+                w = line.split()
+                if len(w) >= 2 and w[0] == "#define" and w[1] == k and not (prev[:1] == ["#undef"] and prev[1:2] == [k]):
+                    bad.append(f"{os.path.basename(p)} defines {k}")
+                prev = w
+            if re.search(rf'"[ ]?{k}=" *STR\({k}\)', open(p, errors="replace").read()):
+                bad.append(f"{os.path.basename(p)} types {k} in a knobs string: KNOB({k})")
+    assert not bad, bad
+
+
+@ch_param
+def test_make_help_lists_knobs(ch, say):
+    rc, out = sh(["make", "--no-print-directory", "-C", ch, "help"])
+    say(out)
+    assert rc == 0
+    missing = [k for k in knobs(ch) if not re.search(rf"^  {k}=[^ ]+ +[a-z0-9]", out, re.M)]
+    assert not missing, f"knobs missing from make help: {missing}"
+
+
+@ch_param
+def test_below_min_cc_refused(ch, say):
+    """Building for an ARCH below MIN_CC stops before compiling, naming the need."""
+    m = make_print(ch, "MIN_CC")
+    below = {"75": "sm_70", "80": "sm_75", "90": "sm_89"}[m]
+    rc, out = sh(["make", "--no-print-directory", "-C", ch, f"ARCH={below}", "BUILD=build/refused",
+                  "BIN=build/refused/run"])
+    say(out)
+    assert rc != 0 and f"chapter {ch[:2]} needs compute capability {m[:-1]}.{m[-1]} for" in out
+    assert not os.path.exists(os.path.join(TREE, ch, "build", "refused", "run"))
+
+
+# --------------------------------------------------------- the harness
+
+@ch_param
+def test_help_lists_options(ch, say):
+    rc, out = sh([built(ch), "--help"])
+    say(out)
+    assert rc == 0 and "--reps" in out and "exit codes" in out and "from: " in out and "--check-dump" in out
+
+
+@ch_param
+def test_no_gpu_exit_3(ch, say):
+    rc, out = sh([built(ch)], env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    say(out)
+    assert rc == 3 and "no NVIDIA GPU or driver found" in out and "nvidia-smi" in out
+
+
+BAD_OPTIONS = [["--m", "-1"], ["--m", "0"], ["--k", "abc"], ["--n", "99999999999"], ["--reps"], ["--bogus"],
+               ["--only", "nosuchkernel"], ["--dump", "d", "--check-dump", "d"]]
+
+
+@pytest.mark.parametrize("ch,args", per_chapter([(c, a) for c in CHAPTERS for a in BAD_OPTIONS], ids=" ".join))
+def test_bad_option_exit_2(ch, args, say):
+    rc, out = sh([built(ch)] + args)
+    say(out)
+    assert rc == 2 and out.strip()
+
+
+@ch_param
+def test_trace_needs_a_trace_build(ch, say):
+    """--trace in a build without trace points says how to get one, exit 2."""
+    f = os.path.join(WORK, f"no-trace-{ch}.json")
+    rc, out = sh([built(ch), "--trace", f])
+    say(out)
+    assert rc == 2 and "TRACE=1" in out and not os.path.exists(f)
+
+
+def test_chapter_targets_point_run(say):
+    """make chapter-NN builds (nothing left to do) and points ./run at it."""
+    for ch in CHAPTERS:
+        built(ch)
+        rc, out = sh(["make", "--no-print-directory", f"chapter-{ch[:2]}", f"WERROR={0 if HANDOUT else 1}"])
+        say(out)
+        assert rc == 0 and os.readlink(os.path.join(TREE, "run")) == f"{ch}/run", out
+        assert sh(["./run", "--help"])[0] == 0
+
+
+def test_make_help_lists_chapters(say):
+    rc, out = sh(["make", "--no-print-directory", "help"])
+    say(out)
+    assert rc == 0 and all(f"chapter-{ch[:2]}" in out for ch in CHAPTERS)
+
+
+# ------------------------------------------------------- shared memory
+
+def smem_arches():
+    return make_print("01_naive", "SMEM_ARCHES").split()
+
+
+@pytest.mark.parametrize("arch", smem_arches())
+def test_smem_fits(arch, say):
+    """make smem for one ARCH: each kernel's dynamic shared memory fits what
+    that ARCH lets a block have, but for the kernels its chapter declares
+    too big there (TOO_BIG_<class>), which must really not fit."""
+    cc = int(re.sub(r"\D", "", arch))
+    limit = int(make_print("01_naive", "SMEM_PER_BLOCK", f"ARCH={arch}"))
+    cls = make_print("01_naive", "SMEM_CLASS", f"ARCH={arch}")
+    say(f"{arch}: at most {limit} B per block ({cls})")
+    bad = []
+    for ch in CHAPTERS:
+        if cc < int(make_print(ch, "MIN_CC")):
+            continue
+        big = make_print(ch, f"TOO_BIG_{cls}").split()
+        known = re.findall(r'\{"([a-z0-9_]*)", (?:\.launch_tc = )?launch_', open(os.path.join(TREE, ch, "main.c")).read())
+        rc, out = sh(["make", "-s", "--no-print-directory", "-C", ch, f"ARCH={arch}", "smem"])
+        if rc != 0:
+            bad.append(f"{ch}: make smem failed: {out[-500:]}")
+            continue
+        for line in out.split("\n"):
+            if not line.strip():
+                continue
+            name, b = line.split()
+            b = int(b)
+            if name not in known:
+                bad.append(f"{ch} {name} {b}: NOT a kernel of {ch}/main.c")
+            elif name in big:
+                say(f"  {ch} {name} {b}: too big, declared" if b > limit else f"  {ch} {name} {b}: declared too big but FITS")
+                if b <= limit:
+                    bad.append(f"{ch} {name}: declared too big but fits")
+            else:
+                say(f"  {ch} {name} {b}: {'fits' if b <= limit else 'DOES NOT FIT'}")
+                if b > limit:
+                    bad.append(f"{ch} {name} {b} does not fit {limit}")
+    assert not bad, bad
+
+
+def test_smem_reported(say):
+    """Every launcher that opts in to shared memory names its kernels for make smem."""
+    bad = []
+    for f in sorted(glob.glob(os.path.join(TREE, "[0-9][0-9]_*", "*.cu")) +
+                    glob.glob(os.path.join(TREE, "[0-9][0-9]_*", "demos", "*.cu"))):
+        s = open(f).read()
+        if "smem_opt_in((" in s:
+            ok = re.search(r"^SMEM_REPORT\(", s, re.M) is not None
+            say(f"{os.path.relpath(f, TREE)}: {'reports' if ok else 'NO SMEM_REPORT line'}")
+            bad += [] if ok else [f]
+    assert not bad
+
+
+# --------------------------------------------------------------- pages
+
+def test_tables_match_results(say):
+    rc, out = sh(["bash", "docs/gen_tables.sh", "--check"])
+    say(out)
+    assert rc == 0, out[-3000:]
+
+
+def test_fill_values_unit(say):
+    rc, out = sh(["bash", "tests/unit/fill_values_test.sh"])
+    say(out)
+    assert rc == 0, out[-3000:]
+
+
+def test_figures_up_to_date(say):
+    rc, out = sh(["bash", "docs/figures.sh", "--check"])
+    say(out)
+    assert rc == 0, out[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("doxygen") is None, reason="doxygen is not installed; .ci/run installs it")
+def test_docs_build(say):
+    """The site builds without warnings, and a chapter's macros link to its
+    own definitions (03's kernel uses PRODUCER_THREADS from 03's knobs.h)."""
+    rc, out = sh(["make", "--no-print-directory", "docs"], timeout=900)
+    say(out)
+    assert rc == 0 and os.path.isfile(os.path.join(TREE, "docs", "html", "index.html")), out[-3000:]
+    page = open(os.path.join(TREE, "docs", "html", "03__warp__specialized_2kernel_8cu_source.html")).read()
+    assert re.search(r'href="03__warp__specialized_2knobs_8h\.html#[a-f0-9]*">PRODUCER_THREADS<', page)
+    assert not re.search(r'href="0[46]__[^"]*">PRODUCER_THREADS<', page)
+
+
+def test_stopping_the_suite_ends_its_tests(say):
+    """A TERM to tests/run.sh (a user's kill, or make's, which passes it on)
+    ends every test the suite started (tests/unit/stop_test.sh)."""
+    rc, out = sh(["bash", "tests/unit/stop_test.sh"], timeout=300)
+    say(out)
+    assert rc == 0, out
