@@ -10,9 +10,8 @@
 # solution of tests/classroom/wrong/ (tests/classroom/library_class.py);
 # library_class.py --check then wants the lesson's every point, none for
 # the starter, and none for each wrong solution's exercise. Writes
-# docs/results/<gpu>-grading.csv (this run's rows: gpu, driver, cuda,
-# commit, date, chapter, students, lanes, cpu_jobs, seconds,
-# students_per_hour, checked) and the gradebooks to tests/build/grading/.
+# docs/results/<gpu>-grading.csv (this run's rows beside the earlier ones)
+# and the gradebooks to tests/build/grading/.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -30,6 +29,7 @@ driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n1)
 cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 commit=${TUTORIAL_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+machine="${gpus} GPUs, $(nproc) cores"
 rows=$w/rows.csv
 : >"$rows"
 status=0
@@ -39,7 +39,7 @@ grade() { # chapter-number lanes label
     t0=$(date +%s.%N)
     GPUS="$l" JOBS=$jobs GRADEBOOK=$out SUBMISSIONS=$class python3 tests/classroom/grade.py "$n" >"$w/grade-$n-$label.log" 2>&1
     t1=$(date +%s.%N)
-    s=$(echo "$t1 - $t0" | bc)
+    s=$(python3 -c "print(round($t1 - $t0, 1))")
     students=$(ls "$class" | wc -l)
     if python3 tests/classroom/library_class.py "$n" "$class" --check "$out/grades-$n.csv" >"$w/check-$n-$label.log"; then
         checked=yes
@@ -47,7 +47,8 @@ grade() { # chapter-number lanes label
         checked=NO
         status=1
     fi
-    echo "$gpu,$driver,$cuda,$commit,$date,$(chapter_of "$n"),$students,$(echo "$l" | wc -w),$jobs,$s,$(echo "scale=1; 3600 * $students / $s" | bc),$checked" >>"$rows"
+    g=$(python3 -c "import json; print(round(json.load(open('$out/timing.json'))['seconds'], 1))" 2>/dev/null || echo NA)
+    echo "$gpu,$driver,$cuda,$commit,$date,$machine,$(chapter_of "$n"),$students,$(echo "$l" | wc -w),$jobs,$g,$s,$(python3 -c "print(round(3600 * $students / $g, 1))" 2>/dev/null || echo NA),$checked" >>"$rows"
     echo "chapter $n, $(echo "$l" | wc -w) lane(s): $students folders in $s s; library check: $checked"
 }
 for n in $nums; do
@@ -56,9 +57,11 @@ for n in $nums; do
     case " $one " in *" $n "*) [ "$gpus" -gt 1 ] && grade "$n" 0 one ;; esac
 done
 {
-    echo "# make grade-NN on the library class of each chapter (the lesson, the starter, every wrong solution): wall seconds for"
-    echo "# the whole class from make grade-NN's start (the lesson's and the starter's builds included), GPUS lanes, JOBS CPU jobs"
-    echo "gpu,driver,cuda,commit,date,chapter,students,lanes,cpu_jobs,seconds,students_per_hour,checked"
+    echo "# make grade-NN on the library class of each chapter (the lesson, the starter, every wrong solution), LANES GPU lanes and"
+    echo "# CPU_JOBS CPU jobs: seconds_grading from the first student's start to the last one's end (grade.py's timing.json),"
+    echo "# seconds_wall from make grade-NN's start (the lesson's and the starter's builds before the students included);"
+    echo "# students_per_hour from seconds_grading; checked: library_class.py --check passed"
+    echo "gpu,driver,cuda,commit,date,machine,chapter,students,lanes,cpu_jobs,seconds_grading,seconds_wall,students_per_hour,checked"
     [ -f "$csv" ] && grep -v '^#' "$csv" | tail -n +2 | grep -v "^$gpu,.*,$commit,"
     cat "$rows"
 } >"$csv.new" && mv "$csv.new" "$csv"

@@ -559,7 +559,7 @@ class Check:
             if failed:
                 self.row(label, "-", "not run: " + ", ".join(failed) + " failed a run already")
             return
-        todo, bad, attempt = list(kernels), {}, 0
+        todo, bad, attempt, notrun = list(kernels), {}, 0, []
         while todo:
             attempt += 1
             dump = os.path.join(self.build_root, f"dump-{attempt}")
@@ -576,8 +576,12 @@ class Check:
             got = self.judge(todo, text, dump, args)
             if not self.plan.gemm:  # one run per case: its rows are the verdicts
                 for k in todo:
-                    if not got.get(k, False):
-                        bad[k] = "wrong results" if k in got else what_exit(rc)
+                    if k in got and not got[k]:
+                        bad[k] = "wrong results"
+                    elif k not in got and rc != 0:
+                        bad[k] = what_exit(rc)
+                    elif k not in got:  # a case that does not run it (05's --no-coop)
+                        notrun.append(k)
                 break
             for k in todo:
                 if k in got and not got[k]:
@@ -590,9 +594,11 @@ class Check:
         for k in kernels:
             if k in bad:
                 self.kernel_fail.setdefault(k, []).append(f"{label}: {bad[k]}")
-            else:
+            elif k not in notrun:
                 self.kernel_ran[k] = self.kernel_ran.get(k, 0) + 1
+        kernels = [k for k in kernels if k not in notrun]
         skipped = f" (not run again: {', '.join(failed)})" if failed else ""
+        skipped += f" (not in this case: {', '.join(notrun)})" if notrun else ""
         if bad:
             self.row(label, "FAIL", "; ".join(f"{k}: {w}" for k, w in bad.items()) + skipped)
         else:

@@ -16,7 +16,8 @@ that only uses names the file already declares. Refused are
 
 - a preprocessor directive or operator (`#`, `%:`, `_Pragma`, `__pragma`):
   an `#include` would bring any file in, a `#define` would change the code
-  after the region;
+  after the region; but `#pragma unroll` (with a count or none) alone on its
+  line, a hint for the next loop that the lessons' own regions use;
 - brackets that close what the region did not open, or that it leaves open,
   and an unterminated comment or string literal: each would turn code
   outside the region into the region's own (closing the function and
@@ -135,6 +136,7 @@ _PUNCT_CLOSE = {")", "]", "}"}
 _DIGRAPHS = ("<%", "%>", "<:", ":>", "%:")
 _TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_UNROLL = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+unroll([ \t]+[0-9]+)?[ \t]*(//.*)?$")
 _PPNUM = re.compile(r"\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.]|'(?=[0-9A-Za-z]))*")
 
 
@@ -189,7 +191,12 @@ def refusal(lines):
                 return f"line {n}: {REFUSED_WORDS[w]} ('{w}')"
             i += len(w)
         elif c == "#":
-            return f"line {n}: a preprocessor directive or operator ('#')"
+            line_start = text.rfind("\n", 0, i) + 1
+            line_end = text.find("\n", i)
+            line = text[line_start:len(text) if line_end < 0 else line_end]
+            if not _UNROLL.match(line):
+                return f"line {n}: a preprocessor directive or operator ('#')"
+            i = len(text) if line_end < 0 else line_end
         elif text.startswith(_DIGRAPHS, i):
             d = text[i:i + 2]
             return f"line {n}: a {'preprocessor operator' if d == '%:' else 'digraph'} ('{d}')"
