@@ -71,8 +71,8 @@ class MarkerError(Exception):
 def rows_of(path):
     if path not in _csv_cache:
         try:
-            with open(path, newline="") as f:
-                _csv_cache[path] = list(csv.DictReader(f))
+            with open(path, newline="") as f:  # lines starting with '#' say where the rows come from
+                _csv_cache[path] = list(csv.DictReader(l for l in f if not l.startswith("#")))
         except OSError as e:
             raise MarkerError(f"cannot read {path}: {e.strerror}")
     return _csv_cache[path]
