@@ -180,10 +180,21 @@ class Built:
             return rc, out
 
 
+def ptx_files(ch):
+    """The PTX the tests read: kernel.cu's and kernel_tc.cu's (PTX_MUST), and
+    that of every file holding a region (make check-NN's PTX part)."""
+    s = chapter_settings(ch)
+    files = {"kernel"} | {e.split()[1] for e in s["CHECK_FILES"]}
+    if os.path.exists(os.path.join(TREE, ch, "kernel_tc.cu")):
+        files.add("kernel_tc")
+    return " ".join(sorted(files))
+
+
 def build_chapter(ch):
     """The chapter's default build with warnings as errors, and its PTX."""
     return Built.get(f"chapter-{ch}", f"make --no-print-directory -j{jobs()} -C {ch} WERROR=1 && "
-                                      f"make --no-print-directory -j{jobs()} -C {ch} WERROR=1 ptx")
+                                      f"make --no-print-directory -j{jobs()} -C {ch} WERROR=1 ptx "
+                                      f"PTX_FILES='{ptx_files(ch)}'")
 
 
 def built(ch):
@@ -249,9 +260,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     calls = os.path.join(CACHE, "calls.log")
     if os.path.exists(calls):
         lines = open(calls).read().splitlines()
-        runs = [l for l in lines if l.startswith("run\t")]
-        tr.write_line(f"nvcc: {len(lines)} calls in the tree's builds: {len(runs)} compiled, "
-                      f"{len(lines) - len(runs)} from the cache (tests/nvcc_cache.py)")
+        runs = [l.split("\t") for l in lines if l.startswith("run\t")]
+        secs = sum(float(r[1]) for r in runs)
+        repeats = len(runs) - len({(r[2], r[3]) for r in runs})
+        tr.write_line(f"nvcc: {len(lines)} calls in the tree's builds: {len(runs)} compiled ({secs:.0f} s), "
+                      f"{len(lines) - len(runs)} from the cache (tests/nvcc_cache.py); "
+                      f"{repeats} compile{'s' if repeats != 1 else ''} repeated an earlier one")
     ok = getattr(config, "_tutorial_user_ok", True)
     tr.write_line(("ok    " if ok else "FAIL  ") + "the user's ./run, chapter builds and docs are untouched")
     st = tr.stats

@@ -24,7 +24,7 @@ is the same.
 
 Without TUTORIAL_NVCC_CACHE it is nvcc itself. Every call is logged to
 dir/calls.log ("hit" or "run", then the arguments): tests/conftest.py
-counts them at the end of a run. With TUTORIAL_NVCC_CACHE_RO=1 it only
+counts them at the end of a run (a compile's line has its seconds). With TUTORIAL_NVCC_CACHE_RO=1 it only
 reads the cache (make grade-NN's students, whose compiles must not write
 what another student's build would read).
 """
@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 SOURCE_EXT = (".cu", ".cuh", ".h", ".c", ".hpp")
 
@@ -169,7 +170,7 @@ def main(argv):
         if hit:
             log(cache, "hit", argv)
             return replay(hit, out, dep or (os.path.splitext(out)[0] + ".d" if wants and out else None), cwd, base)
-        log(cache, "run", argv)
+        t0 = time.monotonic()
         tmpdep = None
         run = [nvcc] + argv
         if mode in ("c", "ptx", "cubin") and not dep and not wants:
@@ -187,6 +188,7 @@ def main(argv):
         if tmpdep:
             os.unlink(tmpdep)
         store(entries, p, out, deps, base)
+        log(cache, "run", argv, time.monotonic() - t0)
         return p.returncode
 
 
@@ -269,10 +271,10 @@ def atomic_write(path, data):
     os.replace(tmp, path)
 
 
-def log(cache, what, argv):
+def log(cache, what, argv, seconds=0.0):
     with open(os.path.join(cache, "calls.log"), "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
-        f.write(what + "\t" + os.getcwd() + "\t" + " ".join(argv) + "\n")
+        f.write(f"{what}\t{seconds:.2f}\t{os.getcwd()}\t{' '.join(argv)}\n")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ regions stand in kernel.cu and kernel_tc.cu):
   fifo                  kernel.cu is a named pipe
   huge                  kernel.cu of 2 MB
   include all           kernel.cu is one #include of the repository's own kernel.cu
-  directive             region 02.1 holds #include "/dev/zero"
-  escape                region 02.2 closes the function and defines a constructor after it
+  directive             region 02.1 holds #include "/dev/zero", 02.2's copy in kernel_tc.cu a #define
+  escape                region 02.2 closes the function and defines a constructor after it, 02.1 an asm
   repeated              a region of 02.2 written twice
   missing tc            no kernel_tc.cu
   notes.txt             a file, not a folder
@@ -108,13 +108,17 @@ def make(n, out):
     open(os.path.join(d, "kernel.cu"), "w").write(s + ("/" + "*" * 1022 + "/\n") * 2048)
     d = student("include all")
     open(os.path.join(d, "kernel.cu"), "w").write(f'#include "{os.path.join(ROOT, ch, "kernel.cu")}"\n')
-    d = student("directive")
+    d = student("directive")  # in both exercises, so nothing of it is compiled
     edit(os.path.join(d, "kernel.cu"), "            const int s = fetched % STAGES;\n",
          '            const int s = fetched % STAGES;\n#include "/dev/zero"\n')
+    edit(os.path.join(d, "kernel_tc.cu"), "        pipe.consumer_release(); /* this thread is done with stage s */\n",
+         "        pipe.consumer_release();\n        #define wgmma_wait(n) ((void)0)\n")
     d = student("escape")
     edit(os.path.join(d, "kernel.cu"), "        pipe.consumer_release(); /* this thread is done reading stage s */\n",
          "        pipe.consumer_release();\n    }\n}\n__attribute__((constructor)) static void hook(void) { }\n"
          "static void rest(int tiles) {\n    for (int kt = 0; kt < tiles; ++kt) {\n")
+    edit(os.path.join(d, "kernel.cu"), "            pipe.producer_commit();\n",
+         '            pipe.producer_commit(); asm volatile("trap;");\n')
     d = student("repeated")
     s = open(os.path.join(d, "kernel.cu")).read()
     a = s.index("        // ---- exercise 02.2")
