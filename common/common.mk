@@ -135,7 +135,7 @@ OBJS := $(foreach s,$(CU_SRCS) $(C_SRCS),$(call src_obj,$(s))) \
 all: $(BIN)
 
 # Rebuild when the flags change (a knob, ARCH, DEBUG), not only when sources do.
-FLAGS_LINE := $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) $(foreach s,$(filter ../%,$(CU_SRCS)),$(call cu_defs,$(s))) $(TRACE_DEFS) | $(CC) $(CFLAGS_ALL)
+FLAGS_LINE = $(NVCC) $(NVCCFLAGS_ALL) $(KNOB_DEFS) $(foreach s,$(filter ../%,$(CU_SRCS)),$(call cu_defs,$(s))) $(TRACE_DEFS) | $(CC) $(CFLAGS_ALL)
 $(BUILD)/flags: FORCE
 	@mkdir -p $(BUILD)/common
 	@echo '$(subst ','\'',$(FLAGS_LINE))' | cmp -s - $@ || echo '$(subst ','\'',$(FLAGS_LINE))' > $@

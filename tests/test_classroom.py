@@ -116,11 +116,12 @@ def test_lesson_passes_ptx_check(ch, say):
     assert rc == 3 and "needs an NVIDIA GPU" in out, out[-3000:]
 
 
-@pytest.mark.host
+@pytest.mark.full
 @ch_param
 def test_starter_fails_ptx_check(ch, say):
-    """make exercise-NN writes the starter (here without building it: the
-    full tier builds it) and make check-NN fails it in its PTX part."""
+    """make exercise-NN writes the starter (here without building it:
+    test_starter_fails_check_gpu builds it) and make check-NN fails it in
+    its PTX part (make test's hostile class has chapter 02's starter)."""
     n = ch[:2]
     rc, out = sh(["bash", "tests/classroom/exercise.sh", n], env=dict(os.environ, NOBUILD="1", FRESH="1"))
     say(out)

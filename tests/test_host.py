@@ -2,6 +2,7 @@
 errors and its PTX has its technique; its harness refuses bad input; the
 knobs, the shared-memory needs, the pages, tables and figures are right."""
 
+import functools
 import glob
 import os
 import re
@@ -16,10 +17,12 @@ pytestmark = pytest.mark.host
 ch_param = pytest.mark.parametrize("ch", per_chapter())
 
 
+@functools.lru_cache(maxsize=None)
 def knobs(ch):
     return sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOBS"])[1].split()
 
 
+@functools.lru_cache(maxsize=None)
 def make_print(ch, var, *args):
     return sh(["make", "-s", "--no-print-directory", "-C", ch, f"print-{var}", *args])[1].strip()
 
