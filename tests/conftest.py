@@ -15,7 +15,6 @@ import fcntl
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -129,7 +128,7 @@ def pytest_configure(config):
     shutil.rmtree(os.path.join(WORK, "built"), ignore_errors=True)  # what the last run built is gone with its tree
     with open(os.path.join(WORK, "user-state.before"), "w") as f:
         f.write(user_state())
-    sys.stdout.write(f"copying the working tree to tests/build/tree (the tests build and run there)\n")
+    sys.stdout.write("copying the working tree to tests/build/tree (the tests build and run there)\n")
     make_tree()
     os.makedirs(CACHE, exist_ok=True)
     open(os.path.join(CACHE, "calls.log"), "w").close()

@@ -3,16 +3,14 @@ grader, the library of wrong solutions, the handout."""
 
 import csv
 import glob
-import io
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import pytest
 
-from conftest import CHAPTERS, per_chapter, GPU, HANDOUT, ROOT, TREE, WORK, built, chapter_settings, sh
+from conftest import CHAPTERS, per_chapter, GPU, HANDOUT, ROOT, TREE, WORK, built, sh
 
 sys.path.insert(0, os.path.join(TREE, "tests", "classroom"))
 import check  # noqa: E402
@@ -351,3 +349,26 @@ def test_wrong_solution_gpu(name, say):
     assert rc == 1, f"exit {rc} (wants 1)"
     assert expect != "gpu" or not rows, f"PTX rows failing: {rows}"
     assert gpu or passes, "the GPU part passes it, and its header does not say so"
+
+
+@pytest.mark.full
+@gpu_only
+@no_handout
+def test_grade_library_class_gpu(say):
+    """make grade-02 on the GPU, its library as a class (the lesson, the
+    starter, every wrong solution; tests/classroom/library_class.py): the
+    lesson earns every point, the starter none, and each wrong solution
+    none for its exercise, the verdict being the lesson's program's on
+    each run's dumped outputs. (tests/grading_bench.sh does this for every
+    chapter and times it.)"""
+    subs = os.path.join(WORK, "library-02")
+    out = subs + "-grades-02"
+    shutil.rmtree(out, ignore_errors=True)
+    rc, o = sh(["python3", "tests/classroom/library_class.py", "02", subs])
+    assert rc == 0, o
+    rc, o = sh(["python3", "tests/classroom/grade.py", "02", "--submissions", subs, "--out", out], timeout=3600)
+    say(o)
+    assert rc == 0, o[-3000:]
+    rc, o = sh(["python3", "tests/classroom/library_class.py", "02", subs, "--check", os.path.join(out, "grades-02.csv")])
+    say(o)
+    assert rc == 0, o

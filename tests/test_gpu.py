@@ -364,7 +364,6 @@ def test_knobs_recorded(ch, say):
     """Built with a value other than its default for every knob (KNOBS_TEST),
     the chapter's own kernels record the new values."""
     import csv
-    import io
     s = chapter_settings(ch)
     knobs = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOBS"])[1].split()
     tests = dict(kv.split("=", 1) for kv in s["KNOBS_TEST"])

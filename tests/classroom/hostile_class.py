@@ -37,7 +37,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import regions  # noqa: E402
 import settings  # noqa: E402
 
 ROOT = settings.ROOT
