@@ -103,7 +103,7 @@ traces:
 	@bash tests/trace.sh
 
 tables:
-	@bash docs/gen_tables.sh
+	@python3 docs/gen_pages.py
 
 figures:
 	@command -v gnuplot >/dev/null && command -v dot >/dev/null || \

@@ -111,7 +111,7 @@ smem_settings() {
 gemm_names() { grep -o '{"[a-z0-9_]*", \(\.launch_tc = \)\?launch_' "$1/main.c" | cut -d'"' -f2 | paste -sd, -; }
 
 # The builds for other GPUs that make test-gpu makes (chapter:ARCH), never
-# run here: the what-runs-where table (docs/gen_tables.sh) calls them "built".
+# run here: the what-runs-where table (docs/gen_pages.py) calls them "built".
 # One per shared-memory size a chapter's settings change for, and Blackwell.
 ARCH_BUILDS=(01_naive:sm_75 05_cooperative_grid:sm_75 02_double_buffer:sm_80 03_warp_specialized:sm_86
              04_persistent:sm_86 06_clusters_dsmem:sm_100a 06_clusters_dsmem:sm_120a 07_tma_multicast:sm_100a

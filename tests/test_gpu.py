@@ -428,7 +428,7 @@ def test_synccheck_report_still_known(say):
 
 # ------------------------------------- host work too long for make test
 
-# tests/lib.sh's ARCH_BUILDS: the what-runs-where table (docs/gen_tables.sh) reads the same list
+# tests/lib.sh's ARCH_BUILDS: the what-runs-where table (docs/gen_pages.py) reads the same list
 ARCH_BUILDS = [tuple(b.split(":")) for b in
                sh(["bash", "-c", '. tests/lib.sh; printf "%s\\n" "${ARCH_BUILDS[@]}"'])[1].split()]
 
@@ -437,7 +437,7 @@ ARCH_BUILDS = [tuple(b.split(":")) for b in
 @full
 @no_handout
 def test_builds_for_other_gpus(ch, arch, say):
-    """Builds for the other GPUs (built, never run here; docs/gen_tables.sh's
+    """Builds for the other GPUs (built, never run here; docs/gen_pages.py's
     what-runs-where table calls them "built"): one per shared-memory size a
     chapter's settings change for, and Blackwell. Chapter 07 for sm_120a:
     ptxas accepts the multicast copies but says (an error under WERROR=1,

@@ -239,13 +239,14 @@ def test_smem_reported(say):
 # --------------------------------------------------------------- pages
 
 def test_tables_match_results(say):
-    rc, out = sh(["bash", "docs/gen_tables.sh", "--check"])
+    rc, out = sh(["python3", "docs/gen_pages.py", "--check"])
     say(out)
     assert rc == 0, out[-3000:]
 
 
-def test_fill_values_unit(say):
-    rc, out = sh(["bash", "tests/unit/fill_values_test.sh"])
+def test_gen_pages_figures(say):
+    """docs/gen_pages.py fills each kind of figure and refuses bad markers."""
+    rc, out = sh(["bash", "tests/unit/gen_pages_test.sh"])
     say(out)
     assert rc == 0, out[-3000:]
 

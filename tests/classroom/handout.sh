@@ -108,7 +108,7 @@ The instructor's answers are not in this copy.
 EOF
 
 # (NO_PAGES=1: not, for a handout only searched for answers: the suite's KEEP=03 one)
-[ "${NO_PAGES:-0}" = 1 ] || (cd "$out" && bash docs/gen_tables.sh >/dev/null)
+[ "${NO_PAGES:-0}" = 1 ] || (cd "$out" && python3 docs/gen_pages.py >/dev/null)
 tar -C "$stage" -czf "$ROOT/handout.tar.gz" "$name"
 echo "wrote handout.tar.gz ($(du -h "$ROOT/handout.tar.gz" | cut -f1)): $name/, from commit $commit"
 echo "  stripped:${stripped:- none}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/fill_values.py on a small CSV: it fills each kind of marker with the
+# docs/gen_pages.py on a small CSV: it fills each kind of marker with the
 # right figure, rewrites a stale one, and refuses markers that select no row,
 # several rows, or a column that does not exist.
 set -euo pipefail
@@ -30,7 +30,7 @@ v() { printf '<!-- value: %s/r.csv %s -->%s<!-- end -->' "$t" "$1" "$2"; }
     echo "i $(v "chapter=01_naive 'knobs=FP32 (no TF32)' show=tflops" 0)"
     echo "j $(v "kernel=blocked m=4096 vs=blocked vsfile=$t/other.csv show=speedup" 0)x"
 } >"$t/page.md"
-python3 docs/fill_values.py "$t/page.md" | sed 's/<!-- value: [^>]*-->//; s/<!-- end -->//; s/&nbsp;/ /g; s/ *$//' >"$t/got"
+python3 docs/gen_pages.py "$t/page.md" | sed 's/<!-- value: [^>]*-->//; s/<!-- end -->//; s/&nbsp;/ /g; s/ *$//' >"$t/got"
 cat >"$t/want" <<'TXT'
 a 15.22160 ms
 b 15.22 ms
@@ -46,15 +46,15 @@ TXT
 diff -u "$t/want" "$t/got"
 # the space after an end marker becomes a no-break space (Doxygen drops a
 # plain one after a comment); a line break stays as it is
-python3 docs/fill_values.py "$t/page.md" | grep -c '<!-- end -->&nbsp;' | grep -qx 3
+python3 docs/gen_pages.py "$t/page.md" | grep -c '<!-- end -->&nbsp;' | grep -qx 3
 # a filled page is a fixed point
-python3 docs/fill_values.py "$t/page.md" >"$t/once"
-python3 docs/fill_values.py "$t/once" | cmp -s - "$t/once"
+python3 docs/gen_pages.py "$t/page.md" >"$t/once"
+python3 docs/gen_pages.py "$t/once" | cmp -s - "$t/once"
 # markers that must be refused (exit 1, the page's line named)
 for bad in 'kernel=blocked show=ms_median' 'kernel=nosuch show=ms_median' 'kernel=tiled show=nosuch' \
     'kernel=tiled nosuchcol=1 show=ms_median' 'kernel=tiled show=speedup' 'kernel=tiled vs=blocked show=ms_median'; do
     echo "x $(v "$bad" 1)" >"$t/bad.md"
-    if python3 docs/fill_values.py "$t/bad.md" >/dev/null 2>"$t/err"; then
+    if python3 docs/gen_pages.py "$t/bad.md" >/dev/null 2>"$t/err"; then
         echo "accepted a bad marker: $bad" >&2
         exit 1
     fi
@@ -62,14 +62,14 @@ for bad in 'kernel=blocked show=ms_median' 'kernel=nosuch show=ms_median' 'kerne
 done
 # an opening marker without its end on the same line
 printf 'x <!-- value: %s/r.csv kernel=tiled show=ms_median -->1\n<!-- end -->\n' "$t" >"$t/open.md"
-! python3 docs/fill_values.py "$t/open.md" >/dev/null 2>&1
+! python3 docs/gen_pages.py "$t/open.md" >/dev/null 2>&1
 # listings: the lines between a file's two // [tag] lines, fenced, without
 # the markers of listings nested inside; a stale body is rewritten; a tag
 # that is not there twice is refused
 printf 'int a;\n// [two]\nint b;\n  // [in]\n  int c;\n  // [in]\n// [two]\n// [one]\n' >"$t/src.cu"
 printf 'p\n<!-- listing: %s/src.cu two -->\nold\n<!-- end listing -->\nq\n' "$t" >"$t/l.md"
-python3 docs/fill_values.py "$t/l.md" >"$t/l.out"
+python3 docs/gen_pages.py "$t/l.md" >"$t/l.out"
 printf 'p\n<!-- listing: %s/src.cu two -->\n```cpp\nint b;\n  int c;\n```\n<!-- end listing -->\nq\n' "$t" | diff -u - "$t/l.out"
 printf '<!-- listing: %s/src.cu one -->\n<!-- end listing -->\n' "$t" >"$t/l1.md"
-! python3 docs/fill_values.py "$t/l1.md" >/dev/null 2>&1
-echo "fill_values: all cases as expected"
+! python3 docs/gen_pages.py "$t/l1.md" >/dev/null 2>&1
+echo "gen_pages: all cases as expected"
