@@ -232,10 +232,14 @@ def pytest_runtest_logreport(report):
         _done["n"] += 1
         _done[report.outcome] = _done.get(report.outcome, 0) + 1
         word = {"passed": "ok", "failed": "FAIL", "skipped": "skip"}[report.outcome]
-        t = sum(getattr(report, "duration", 0) for _ in [0])
+        t = getattr(report, "duration", 0)
         extra = ""
         if report.outcome == "skipped" and isinstance(report.longrepr, tuple):
-            extra = f"  ({report.longrepr[2].replace('Skipped: ', '')})"
+            reason = report.longrepr[2].replace("Skipped: ", "")
+            if reason.startswith("no NVIDIA GPU here"):  # one line for them all, at the end
+                _done["no_gpu"] = _done.get("no_gpu", 0) + 1
+                return
+            extra = f"  ({reason})"
         name = re.sub(r"@[^@\]]*$", "", report.nodeid.split("::", 1)[-1])  # less xdist's group
         sys.stdout.write(f"{word:<5}{t:7.1f} s  {name}{extra}\n")
         sys.stdout.flush()
@@ -265,6 +269,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.write_line(f"nvcc: {len(lines)} calls in the tree's builds: {len(runs)} compiled ({secs:.0f} s), "
                       f"{len(lines) - len(runs)} from the cache (tests/nvcc_cache.py); "
                       f"{repeats} compile{'s' if repeats != 1 else ''} repeated an earlier one")
+    if _done.get("no_gpu"):
+        tr.write_line(f"skip  {_done['no_gpu']} GPU tests: no NVIDIA GPU here; make test-gpu runs them on a machine with one")
     ok = getattr(config, "_tutorial_user_ok", True)
     tr.write_line(("ok    " if ok else "FAIL  ") + "the user's ./run, chapter builds and docs are untouched")
     st = tr.stats
