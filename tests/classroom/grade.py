@@ -139,6 +139,8 @@ class Grader:
         self.gpus = gpus
         self.jobs = jobs
         self.work = work or tempfile.mkdtemp(prefix=f"tutorial-grade-{n}-")
+        if not work:
+            OWN_WORK.append(self.work)
         os.makedirs(self.work, exist_ok=True)
         os.chmod(self.work, 0o711)
         os.makedirs(os.path.join(self.work, "s"), mode=0o711, exist_ok=True)
@@ -494,6 +496,7 @@ class Jailed:
 
 
 RUNNING = set()  # the process groups of the steps running now
+OWN_WORK = []     # work folders this run made (removed when it ends or is stopped)
 
 
 def stop_all(signum, frame):
@@ -503,6 +506,11 @@ def stop_all(signum, frame):
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    if OWN_WORK and not os.environ.get("KEEP_WORK"):
+        # removed by a process of its own once this one is gone, so that no
+        # thread of this one reports the folder vanishing under it
+        subprocess.Popen(["sh", "-c", 'sleep 1; rm -rf -- "$@"', "sh", *OWN_WORK], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os._exit(128 + signum)
 
 
