@@ -463,8 +463,10 @@ def several(caption, nc, cl, file):
     return caption
 
 
-def spec_words(spec):
-    return spec.split(" ")
+def table_spec(spec):
+    """A table marker's words: the CSV, then key=value filters."""
+    file, *words = spec.split(" ")
+    return file, dict(w.partition("=")[::2] for w in words)
 
 
 def raw_lines(file):
@@ -475,15 +477,11 @@ def raw_lines(file):
         return None
     if not lines or lines == [""]:
         return None
-    return [l for l in lines[1:] if l != "" or False]
+    return [l for l in lines[1:] if l != ""]
 
 
 def results_table(spec):
-    a = spec_words(spec)
-    file, fl = a[0], {}
-    for w in a[1:]:
-        k, _, v = w.partition("=")
-        fl[k] = v
+    file, fl = table_spec(spec)
     fsp, fpersize = fl.get("speedup", "") != "no", fl.get("speedup") == "size"
     funiq, ftc = fl.get("unique") == "kernel", fl.get("line") == "tc"
     lines = raw_lines(file)
@@ -548,11 +546,7 @@ def results_table(spec):
 
 
 def demo_table(spec):
-    a = spec_words(spec)
-    file, fl = a[0], {}
-    for w in a[1:]:
-        k, _, v = w.partition("=")
-        fl[k] = v
+    file, fl = table_spec(spec)
     per = fl.get("per", "item")
     lines = raw_lines(file)
     if lines is None:
@@ -648,11 +642,7 @@ def metric_label(m, u):
 
 
 def metrics_table(spec):
-    a = spec_words(spec)
-    file, fl = a[0], {}
-    for w in a[1:]:
-        k, _, v = w.partition("=")
-        fl[k] = v
+    file, fl = table_spec(spec)
     fsize = fl.get("size", "the default size")
     lines = raw_lines(file)
     if lines is None:

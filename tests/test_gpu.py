@@ -93,7 +93,16 @@ def shape_args(shape, seed):
 
 # ------------------------------------------------------------- quick tier
 
-quick = [pytest.mark.gpu, pytest.mark.full, need_gpu, no_handout]
+def marked(*marks):
+    """One decorator for a tier's marks (the first applied last, as when stacked)."""
+    def apply(f):
+        for m in reversed(marks):
+            f = m(f)
+        return f
+    return apply
+
+
+quick = marked(pytest.mark.gpu, pytest.mark.full, need_gpu, no_handout)  # make test on a GPU, and make test-gpu
 
 
 def params(kind):
@@ -125,29 +134,20 @@ def pairs(kind):
 
 
 @pytest.mark.parametrize("ch", per_chapter())
-@pytest.mark.gpu
-@pytest.mark.full
-@need_gpu
-@no_handout
+@quick
 def test_default_run(ch, say):
     run_ok([built(ch)], say)
 
 
 @pytest.mark.parametrize("ch,shape", params("quick_shapes"))
-@pytest.mark.gpu
-@pytest.mark.full
-@need_gpu
-@no_handout
+@quick
 def test_quick_shape(ch, shape, say):
     s = chapter_settings(ch)
     run_ok([built(ch)] + shape_args(shape, 100 + QUICK_SHAPES.index(shape)) + s["SHAPE_ARGS"], say)
 
 
 @pytest.mark.parametrize("ch,case", params("quick_cases"))
-@pytest.mark.gpu
-@pytest.mark.full
-@need_gpu
-@no_handout
+@quick
 def test_quick_case(ch, case, say):
     run_ok([built(ch), "--reps", "3", "--warmup", "1"] + case_words(case), say)
 
@@ -200,10 +200,7 @@ def test_wrong_arch_exit_3(say):
     assert f"this build is for {arch}, which cannot run on this GPU" in out
 
 
-@pytest.mark.gpu
-@pytest.mark.full
-@need_gpu
-@no_handout
+@quick
 def test_smem_limit_exit_3(say):
     """The default build told that a block may have only 99 KB exits 3
     before launching, naming the build that fits."""
@@ -215,38 +212,31 @@ def test_smem_limit_exit_3(say):
 # -------------------------------------------------------------- full tier
 
 full = pytest.mark.full
+full_gpu = marked(full, need_gpu, no_handout)
 
 
 @pytest.mark.parametrize("ch,shape", params("shapes"))
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_shape(ch, shape, say):
     s = chapter_settings(ch)
     run_ok([built(ch)] + shape_args(shape, 110 + SHAPES.index(shape)) + s["SHAPE_ARGS"], say)
 
 
 @pytest.mark.parametrize("ch,case", params("gpu_cases"))
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_gpu_case(ch, case, say):
     run_ok([built(ch), "--reps", "3", "--warmup", "1"] + case_words(case), say)
 
 
 @pytest.mark.parametrize("ch,case", params("exit_cases"))
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_exit_case(ch, case, say):
     code, args = case.split(":", 1)
     run_ok([built(ch), "--warmup", "0", "--reps", "1"] + case_words(args), say, want=int(code))
 
 
 @pytest.mark.parametrize("ch,v", params("variants"))
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_variant_verified(ch, v, say):
     """Each measured knob setting (BENCH_VARIANTS) builds and verifies at odd shapes."""
     s = chapter_settings(ch)
@@ -260,9 +250,7 @@ def test_variant_verified(ch, v, say):
 
 @pytest.mark.parametrize("ch", per_chapter())
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck", "initcheck"])
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_sanitizer(ch, tool, say):
     if not sanitizer():
         pytest.skip("compute-sanitizer not found")
@@ -274,9 +262,7 @@ def test_sanitizer(ch, tool, say):
 
 @pytest.mark.parametrize("ch,v", params("sanitize_variants"))
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_sanitizer_variant(ch, v, tool, say):
     """Knob settings whose synchronization differs from the default's."""
     s = chapter_settings(ch)
@@ -287,9 +273,7 @@ def test_sanitizer_variant(ch, v, tool, say):
 
 
 @pytest.mark.parametrize("ch,case", params("sanitize_cases"))
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_sanitizer_case(ch, case, say):
     """A sanitizer tool at a chapter's own shape (SANITIZE_CASES, TOOL:args)."""
     if not sanitizer():
@@ -300,9 +284,7 @@ def test_sanitizer_case(ch, case, say):
 
 
 @pytest.mark.parametrize("ch", per_chapter())
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_trace_run(ch, say):
     """A TRACE=1 build's --trace run: verified, valid Chrome trace JSON, and
     a CSV with each step the chapter's kernel must show (TRACE_MUST)."""
@@ -325,9 +307,7 @@ def test_trace_run(ch, say):
 
 
 @pytest.mark.parametrize("ch", per_chapter())
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_smem_settings(ch, say):
     """Each chapter built with a smaller part's settings (SMEM_PER_BLOCK) and
     run under that part's limit at odd shapes: every kernel that fits
@@ -357,9 +337,7 @@ def test_smem_settings(ch, say):
 
 
 @pytest.mark.parametrize("ch", per_chapter())
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_knobs_recorded(ch, say):
     """Built with a value other than its default for every knob (KNOBS_TEST),
     the chapter's own kernels record the new values."""
@@ -410,9 +388,7 @@ def test_racecheck_catches_a_race(say):
     assert rc == 99 and "hazard" in out.lower()
 
 
-@full
-@need_gpu
-@no_handout
+@full_gpu
 def test_synccheck_report_still_known(say):
     """synccheck still reports 'Missing wait' for a minimal correct cuda::pipeline
     program; if a new toolkit stops, the pipeline chapters' check turns strict."""

@@ -24,10 +24,8 @@ grader says that the copy was not isolated (Jail.level).
 
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
-import time
 
 JAIL = "/tmp/grade"  # where the student's copy is inside the namespace
 
@@ -148,28 +146,6 @@ class Jail:
         if not self.ns:
             return real
         return os.path.normpath(os.path.join(JAIL, os.path.relpath(real, copy)))
-
-
-def run(argv, cwd, env, timeout, log):
-    """Run a command in its own session, its output appended to `log`
-    (a file object); kill its whole process group when it outlasts
-    `timeout` seconds. Returns (exit status or None on timeout, seconds)."""
-    t0 = time.monotonic()
-    log.flush()
-    p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True)
-    try:
-        rc = p.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        rc = None
-    finally:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)  # what it left behind in its group
-        except (ProcessLookupError, PermissionError):
-            pass
-        if p.poll() is None:
-            p.wait()
-    return rc, time.monotonic() - t0
 
 
 def clean_env(extra=None):
