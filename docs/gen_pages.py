@@ -264,12 +264,12 @@ def fill(text, name):
     def one(m):
         # A handout (make handout) leaves out the questions' measured
         # answers; a figure a question quotes from them stays as filled.
-        src = shlex.split(m.group("spec"))[0] if m.group("spec").strip() else ""
-        if "-answers" in src and not os.path.exists(src) and os.path.exists("HANDOUT"):
-            return m.group(0)
         try:
+            src = shlex.split(m.group("spec"))[0] if m.group("spec").strip() else ""
+            if "-answers" in src and not os.path.exists(src) and os.path.exists("HANDOUT"):
+                return m.group(0)
             return f"<!-- value: {m.group('spec')} -->{value(m.group('spec'))}<!-- end -->"
-        except (MarkerError, ValueError) as e:
+        except (MarkerError, ValueError, ZeroDivisionError) as e:
             line = text.count("\n", 0, m.start()) + 1
             errors.append(f"{name}:{line}: value marker: {e}")
             return m.group(0)
@@ -312,6 +312,13 @@ def make_print(ch, *args):
                           text=True).stdout.strip()
 
 
+def make_vars(ch, arch, *names):
+    """Make variables of a chapter at an ARCH, one make call: {name: value}."""
+    out = subprocess.run(["make", "-s", "--no-print-directory", "-C", ch, f"ARCH={arch}"] + [f"print-{n}" for n in names],
+                         stdout=subprocess.PIPE, text=True).stdout.split("\n")
+    return {n: v.strip() for n, v in zip(names, out)}
+
+
 def hardware_table():
     out = ["| ch. | chapter | needs compute capability | for | e.g. |", "|---|---|---|---|---|"]
     eg = {"75": "Turing (T4, RTX 20) and newer", "80": "Ampere (A100, RTX 30), Ada (L4, RTX 40), Hopper",
@@ -338,7 +345,9 @@ def runs_where_table():
     out = ["| ch. |" + "".join(f" {g} ({eg}) |" for g, _, eg in groups), "|---|" + "---|" * len(groups)]
     for ch in chapters():
         mn = int(mk_var(ch, "MIN_CC"))
-        base = f" {make_print(ch, 'ARCH=sm_90a', 'print-KNOB_DEFS')} "
+        at = {a: make_vars(ch, a, "KNOB_DEFS", "TOO_BIG") for _, arches, _ in groups for a in arches[:1]
+              if int(re.sub(r"\D", "", a)) >= mn}
+        base = f" {at['sm_90a']['KNOB_DEFS']} "
         row = f"| [{ch[:2]}](../{ch}/README.md) |"
         for _, arches, _ in groups:
             a = arches[0]
@@ -353,13 +362,13 @@ def runs_where_table():
                     if f"{ch}:{x}" in builds:
                         cell = f"built ({x}), not run"
             knobs = ""
-            for d in make_print(ch, f"ARCH={a}", "print-KNOB_DEFS").split():
+            for d in at[a]["KNOB_DEFS"].split():
                 # the tensor-core line's knobs (TC_*) matter where it is built: sm_90a alone
                 if d.startswith("-DTC_") and a != "sm_90a":
                     continue
                 if f" {d} " not in base:
                     knobs += " " + d[2:]
-            big = make_print(ch, f"ARCH={a}", "print-TOO_BIG")
+            big = at[a]["TOO_BIG"]
             if knobs:
                 cell += f"; `{knobs.strip()}`"
             if big:
@@ -377,8 +386,9 @@ def region_clean(path):
 def kernel_diff(a, b):
     """diff -u of two kernels as make diff-NN shows it (no exercise markers): (text, added, removed)."""
     with tempfile.TemporaryDirectory() as t:
-        open(f"{t}/a", "w").write(region_clean(a))
-        open(f"{t}/b", "w").write(region_clean(b))
+        for name, path in (("a", a), ("b", b)):
+            with open(f"{t}/{name}", "w") as f:
+                f.write(region_clean(path))
         d = subprocess.run(["diff", "-u", "--label", a, "--label", b, f"{t}/a", f"{t}/b"], stdout=subprocess.PIPE,
                            text=True).stdout.rstrip("\n")
     lines = d.split("\n") if d else []
@@ -465,17 +475,18 @@ def several(caption, nc, cl, file):
 
 def table_spec(spec):
     """A table marker's words: the CSV, then key=value filters."""
-    file, *words = spec.split(" ")
+    file, *words = spec.split()
     return file, dict(w.partition("=")[::2] for w in words)
 
 
 def raw_lines(file):
-    """The data lines of a CSV (its header dropped), or None when it has none."""
+    """The data lines of a CSV (its '#' notes and header dropped), or None when it has none."""
     try:
-        lines = open(file).read().split("\n")
+        with open(file) as f:
+            lines = [l for l in f.read().split("\n") if not l.startswith("#")]
     except OSError:
         return None
-    if not lines or lines == [""]:
+    if lines == [""]:
         return None
     return [l for l in lines[1:] if l != ""]
 
@@ -501,9 +512,9 @@ def results_table(spec):
             continue
         if fl.get("m") and f[8] != fl["m"]:
             continue
-        if fl.get("has") and not any(x in f[11] for x in fl["has"].split("|")):
+        if fl.get("has") and not knob_match(f[11], fl["has"]):
             continue
-        if fl.get("lacks") and any(x in f[11] for x in fl["lacks"].split("|")):
+        if fl.get("lacks") and knob_match(f[11], fl["lacks"]):
             continue
         if fl.get("exclude") and f",{f[7]}," in f",{fl['exclude']},":
             continue
@@ -701,7 +712,7 @@ def metrics_table(spec):
 
 
 def trace_cost_table(spec):
-    file = spec
+    file = spec.strip()
     lines = raw_lines(file)
     if lines is None:
         return [f"<em>No measurements yet: run `make traces` on a GPU to create `{file}`.</em>"]
@@ -759,12 +770,14 @@ class Context:
 
 def render(page, text, ctx):
     """The page with every table between its markers made again."""
-    out, skipping = [], False
+    out, skipping, opened = [], False, 0
     ch = page[:-len("/README.md")] if re.match(r"^[0-9][0-9]_[^/]*/README\.md$", page) else None
     relink = (lambda rows: [r.replace("](../", "](") for r in rows]) if page == "README.md" else (lambda rows: rows)
     lines = text.split("\n")
-    for line in lines:
+    for i, line in enumerate(lines, 1):
         if skipping:
+            if BLOCK.search(line):  # the one before it never ended: its text would be dropped
+                raise SystemExit(f"gen_pages: {page}:{opened}: a table marker without its end marker")
             if END.search(line):
                 skipping = False
                 out.append(line)
@@ -774,6 +787,7 @@ def render(page, text, ctx):
             out.append(line)
             continue
         out.append(line)
+        opened = i
         kind, spec, fixed, nav = m.group(1), m.group(2), m.group(3), m.group(4)
         if nav:
             out += chapter_nav(ch) if ch else [""]
@@ -794,6 +808,8 @@ def render(page, text, ctx):
         else:
             out += results_table(spec)
         skipping = True
+    if skipping:  # everything after it would be dropped
+        raise SystemExit(f"gen_pages: {page}:{opened}: a table marker without its end marker")
     return "\n".join(out)
 
 
@@ -833,7 +849,8 @@ def main(argv):
                 print("\n".join(d.split("\n")[:20]))
                 status = 1
             else:
-                open(page, "w").write(out)
+                with open(page, "w") as f:
+                    f.write(out)
                 print(f"updated {page}")
     diffs = ctx.lineage()[1]
     os.makedirs("docs/diffs", exist_ok=True)
@@ -845,7 +862,8 @@ def main(argv):
                 print(f"{page} differs from the chapters' kernel.cu (run make tables)")
                 status = 1
             else:
-                open(page, "w").write(text)
+                with open(page, "w") as f:
+                    f.write(text)
                 print(f"updated {page}")
     for page in sorted(glob.glob("docs/diffs/*.md")):
         if os.path.basename(page) not in diffs:

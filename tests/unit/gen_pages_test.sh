@@ -7,11 +7,11 @@ cd "$(dirname "$0")/../.."
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 cat >"$t/r.csv" <<'CSV'
-chapter,kernel,m,knobs,ms_median,tflops
-01_naive,tiled,4096,TILE=32,15.22160,9.029
-01_naive,blocked,4096,BK=8,4.00000,34.4
-01_naive,blocked,8192,BK=8,30.00000,36.6
-01_naive,cublas,4096,FP32 (no TF32),2.66011,51.667
+chapter,kernel,m,knobs,ms_median,tflops,zero
+01_naive,tiled,4096,TILE=32,15.22160,9.029,0
+01_naive,blocked,4096,BK=8,4.00000,34.4,0
+01_naive,blocked,8192,BK=8,30.00000,36.6,0
+01_naive,cublas,4096,FP32 (no TF32),2.66011,51.667,0
 CSV
 cat >"$t/other.csv" <<'CSV'
 chapter,kernel,m,knobs,ms_median,tflops
@@ -50,9 +50,11 @@ python3 docs/gen_pages.py "$t/page.md" | grep -c '<!-- end -->&nbsp;' | grep -qx
 # a filled page is a fixed point
 python3 docs/gen_pages.py "$t/page.md" >"$t/once"
 python3 docs/gen_pages.py "$t/once" | cmp -s - "$t/once"
-# markers that must be refused (exit 1, the page's line named)
+# markers that must be refused (exit 1, the page's line named): among them an
+# unbalanced quote and a division by zero, which must not end in a traceback
 for bad in 'kernel=blocked show=ms_median' 'kernel=nosuch show=ms_median' 'kernel=tiled show=nosuch' \
-    'kernel=tiled nosuchcol=1 show=ms_median' 'kernel=tiled show=speedup' 'kernel=tiled vs=blocked show=ms_median'; do
+    'kernel=tiled nosuchcol=1 show=ms_median' 'kernel=tiled show=speedup' 'kernel=tiled vs=blocked show=ms_median' \
+    "kernel=tiled 'm=4096 show=ms_median" 'kernel=tiled m=4096 show=ms_median div=zero'; do
     echo "x $(v "$bad" 1)" >"$t/bad.md"
     if python3 docs/gen_pages.py "$t/bad.md" >/dev/null 2>"$t/err"; then
         echo "accepted a bad marker: $bad" >&2
