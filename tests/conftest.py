@@ -31,6 +31,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "classroom"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import settings  # noqa: E402
+from check import have_gpu  # noqa: E402
+from nvcc_cache import real_nvcc  # noqa: E402
 
 CHAPTERS = [c for c in settings.chapters(ROOT)
             if not os.environ.get("CHAPTERS") or c in os.environ["CHAPTERS"].split()]
@@ -47,23 +49,7 @@ def per_chapter(pairs=None, ids=None):
 HANDOUT = os.path.isfile(os.path.join(ROOT, "HANDOUT"))
 
 
-def nvcc_real():
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        p = os.path.join(d, "nvcc")
-        if os.access(p, os.X_OK) and "nvcc_cache" not in os.path.realpath(p):
-            return p
-    return "/usr/local/cuda/bin/nvcc"
-
-
-def have_gpu():
-    try:
-        return subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-GPU = have_gpu()
+GPU = have_gpu()  # none where CUDA_VISIBLE_DEVICES is set and empty, as make check-NN sees it
 
 
 # ------------------------------------------------------- the tree and state
@@ -92,21 +78,14 @@ def user_state():
 def make_tree():
     """A copy of the working tree (uncommitted changes included) without build outputs."""
     shutil.rmtree(TREE, ignore_errors=True)
-    os.makedirs(TREE)
-    excl = ["./.git", "./tests/build", "./run", "./[0-9][0-9]_*/build", "./[0-9][0-9]_*/run", "./tests/gpu/build",
-            "./tests/gpu/run", "./exercises", "./handout.tar.gz", "./tests/gpu/pipeline_synccheck", "./docs/html",
-            "./docs/latex", "*/__pycache__", "./.pytest_cache"]
-    tar = ["tar", "-C", ROOT] + [f"--exclude={e}" for e in excl] + ["-cf", "-", "."]
-    a = subprocess.Popen(tar, stdout=subprocess.PIPE)
-    subprocess.run(["tar", "-C", TREE, "-xf", "-"], stdin=a.stdout, check=True)
-    a.stdout.close()
-    a.wait()
+    subprocess.run(["bash", "-c", '. tests/lib.sh && copy_repo "$1"', "copy_repo", TREE], cwd=ROOT,
+                   env=dict(os.environ, ROOT=ROOT), check=True)
 
 
 def test_env():
     """The environment of every test: builds through the cache."""
     env = dict(os.environ)
-    real = nvcc_real()
+    real = real_nvcc()
     env.update(NVCC=os.path.join(TREE, "tests", "nvcc_cache.py"), TUTORIAL_NVCC_CACHE=CACHE,
                TUTORIAL_NVCC_REAL=real,
                CUDA_HOME=os.path.dirname(os.path.dirname(os.path.realpath(real))), ROOT=TREE)
@@ -117,9 +96,6 @@ def test_env():
 
 
 def pytest_configure(config):
-    for m in ("host: runs without a GPU (make test)", "gpu: the quick GPU tier (make test, on a GPU)",
-              "full: the full GPU tier (make test-gpu)"):
-        config.addinivalue_line("markers", m)
     if hasattr(config, "workerinput"):
         return  # xdist workers: the controller made the tree
     os.makedirs(LOGS, exist_ok=True)
@@ -196,6 +172,11 @@ def build_chapter(ch):
                                       f"PTX_FILES='{ptx_files(ch)}'")
 
 
+def build_planted():
+    """tests/gpu: the planted faults (and the race racecheck must find)."""
+    return Built.get("tests-gpu", f"make --no-print-directory -j{jobs()} -C tests/gpu WERROR=1")
+
+
 def built(ch):
     rc, out = build_chapter(ch)
     assert rc == 0, f"{ch} does not build:\n{out[-3000:]}"
@@ -217,7 +198,7 @@ def say(request):
 
 # ------------------------------------------------------------ reporting
 
-_done = {"n": 0, "passed": 0, "failed": 0, "skipped": 0}
+_done = {"no_gpu": 0}  # GPU tests skipped for want of a GPU, counted in one line
 
 
 def pytest_report_teststatus(report, config):
@@ -229,15 +210,13 @@ def pytest_report_teststatus(report, config):
 
 def pytest_runtest_logreport(report):
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
-        _done["n"] += 1
-        _done[report.outcome] = _done.get(report.outcome, 0) + 1
         word = {"passed": "ok", "failed": "FAIL", "skipped": "skip"}[report.outcome]
         t = getattr(report, "duration", 0)
         extra = ""
         if report.outcome == "skipped" and isinstance(report.longrepr, tuple):
             reason = report.longrepr[2].replace("Skipped: ", "")
             if reason.startswith("no NVIDIA GPU here"):  # one line for them all, at the end
-                _done["no_gpu"] = _done.get("no_gpu", 0) + 1
+                _done["no_gpu"] += 1
                 return
             extra = f"  ({reason})"
         name = re.sub(r"@[^@\]]*$", "", report.nodeid.split("::", 1)[-1])  # less xdist's group
@@ -269,7 +248,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.write_line(f"nvcc: {len(lines)} calls in the tree's builds: {len(runs)} compiled ({secs:.0f} s), "
                       f"{len(lines) - len(runs)} from the cache (tests/nvcc_cache.py); "
                       f"{repeats} compile{'s' if repeats != 1 else ''} repeated an earlier one")
-    if _done.get("no_gpu"):
+    if _done["no_gpu"]:
         tr.write_line(f"skip  {_done['no_gpu']} GPU tests: no NVIDIA GPU here; make test-gpu runs them on a machine with one")
     ok = getattr(config, "_tutorial_user_ok", True)
     tr.write_line(("ok    " if ok else "FAIL  ") + "the user's ./run, chapter builds and docs are untouched")

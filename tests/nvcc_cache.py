@@ -187,20 +187,26 @@ def main(argv):
             deps = read_deps(dep or tmpdep or os.path.splitext(out)[0] + ".d", cwd)
         if tmpdep:
             os.unlink(tmpdep)
-        store(entries, p, out, deps, base)
+        # a compile that failed before its headers were known (an #include of
+        # a file not there yet) is not stored: no dependency would renew it
+        if deps or mode not in ("c", "ptx", "cubin"):
+            store(entries, p, out, deps, base)
         log(cache, "run", argv, time.monotonic() - t0)
         return p.returncode
 
 
 def version(nvcc, cache):
-    st = os.stat(os.path.realpath(nvcc))
-    tag = sha(f"{os.path.realpath(nvcc)}:{st.st_size}:{st.st_mtime_ns}".encode())[:16]
+    """nvcc's version and the host compilers it calls (and the variables
+    nvcc reads for flags and for its host compiler): part of every key."""
+    tools = [os.path.realpath(t) for t in [nvcc] + [shutil.which(c) or c for c in ("gcc", "g++")]]
+    stats = [f"{t}:{os.stat(t).st_size}:{os.stat(t).st_mtime_ns}" if os.path.exists(t) else t for t in tools]
+    env = [f"{v}={os.environ.get(v, '')}" for v in ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")]
+    tag = sha("\0".join(stats + env).encode())[:16]
     p = os.path.join(cache, "version-" + tag)
     if not os.path.exists(p):
         os.makedirs(cache, exist_ok=True)
         v = subprocess.run([nvcc, "--version"], stdout=subprocess.PIPE).stdout.decode()
-        cc = subprocess.run(["cc", "--version"], stdout=subprocess.PIPE).stdout.decode().split("\n")[0]
-        atomic_write(p, (v + cc).encode())
+        atomic_write(p, (v + "\n".join(stats + env)).encode())
     return open(p).read()
 
 

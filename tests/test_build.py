@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from conftest import HANDOUT, TREE, WORK, Built, build_chapter, jobs, per_chapter, sh
+from conftest import HANDOUT, TREE, WORK, build_chapter, build_planted, per_chapter, sh
 
 pytestmark = pytest.mark.host
 ch_param = pytest.mark.parametrize("ch", per_chapter())
@@ -28,7 +28,7 @@ def test_builds_warning_free(ch, say):
 
 
 def test_planted_faults_build(say):
-    rc, out = Built.get("tests-gpu", f"make --no-print-directory -j{jobs()} -C tests/gpu WERROR=1")
+    rc, out = build_planted()
     say(out)
     assert rc == 0 and "warning" not in out.lower(), out[-3000:]
 

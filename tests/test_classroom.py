@@ -129,11 +129,12 @@ def test_starter_fails_ptx_check(ch, say):
     assert rc == 1, f"check-{n} on the untouched starter: exit {rc} (wants 1)"
 
 
-def wrong_copy(name):
+def wrong_copy(name, part):
     """A copy of the patch's chapter with the patch applied, under
-    tests/build/wrong/ (the other chapters and common/ linked)."""
+    tests/build/wrong-PART/ (the other chapters and common/ linked): one per
+    part, as the PTX and the GPU test of one patch may run at once."""
     ch = next(c for c in CHAPTERS if c.startswith(name[:2] + "_"))
-    d = os.path.join(WORK, "wrong", name)
+    d = os.path.join(WORK, f"wrong-{part}", name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     for e in ["common", "tests"] + [c for c in os.listdir(TREE) if re.match(r"\d\d_", c) and c != ch]:
@@ -164,7 +165,7 @@ def test_wrong_solution_ptx(name, say):
     other; an "expect: gpu" one passes it (exit 3): only a GPU catches it."""
     expect, _ = wrong_header(name)
     assert expect in ("ptx", "gpu"), f"{name}.patch has no line '# expect: ptx' or '# expect: gpu'"
-    d = wrong_copy(name)
+    d = wrong_copy(name, "ptx")
     rc, out = sh(["python3", "tests/classroom/check.py", name[:2]], env=dict(os.environ, DIR=d, CUDA_VISIBLE_DEVICES=""))
     say(out)
     rows = failing_rows(out)
@@ -341,7 +342,7 @@ def test_wrong_solution_gpu(name, say):
     rows passing; and the GPU part fails an "expect: ptx" one too, unless
     its header says why only the PTX part can ("# gpu: passes")."""
     expect, passes = wrong_header(name)
-    d = wrong_copy(name)
+    d = wrong_copy(name, "gpu")
     rc, out = sh(["python3", "tests/classroom/check.py", name[:2]], env=dict(os.environ, DIR=d), timeout=3600)
     say(out)
     rows = failing_rows(out)

@@ -8,14 +8,14 @@ the spill check at every measured setting."""
 
 import os
 import re
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import CHAPTERS, per_chapter, GPU, HANDOUT, TREE, WORK, Built, built, chapter_settings, jobs, sh
+import check
+from conftest import (CHAPTERS, per_chapter, GPU, HANDOUT, TREE, WORK, Built, build_planted, built, chapter_settings,
+                      jobs, sh)
 
-ch_param = pytest.mark.parametrize("ch", per_chapter())
 need_gpu = pytest.mark.skipif(not GPU, reason="no NVIDIA GPU here; make test-gpu runs these on a machine with one")
 no_handout = pytest.mark.skipif(HANDOUT, reason="a handout: the kernels are the student's (make check-NN)")
 
@@ -30,8 +30,11 @@ def case_words(c):
 
 
 def sanitizer():
-    return shutil.which("compute-sanitizer") or ("/usr/local/cuda/bin/compute-sanitizer"
-                                                  if os.access("/usr/local/cuda/bin/compute-sanitizer", os.X_OK) else None)
+    """compute-sanitizer's path; the test is skipped where there is none."""
+    san = check.sanitizer()
+    if not san:
+        pytest.skip("compute-sanitizer not found")
+    return san
 
 
 def compute_cap():
@@ -51,11 +54,11 @@ def variant_dir(v):
     return "variant-" + variant_knobs(v).replace(",", "_").replace("=", "-")
 
 
-def build_variant(ch, v, werror=False):
+def build_variant(ch, v):
     d = f"build/{variant_dir(v)}"
     return Built.get(f"{ch}-{variant_dir(v)}",
                      f"make --no-print-directory -j{jobs()} -C {ch} BUILD={d} BIN={d}/run "
-                     + ("WERROR=1 " if werror else "") + " ".join(variant_knobs(v).split(",")))
+                     + " ".join(variant_knobs(v).split(",")))
 
 
 def run_ok(argv, say, want=0, env=None, timeout=1800):
@@ -84,6 +87,14 @@ def sanitize(tool, argv, say, pipeline=False):
     say(out[-20000:])
     assert rc == 0 and re.search(r"ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)",
                                  out), out[-3000:]
+
+
+def sanitize_chapter(ch, tool, say):
+    """A chapter's default build under a tool, at its sanitizer shape."""
+    s = chapter_settings(ch)
+    args = s["SANITIZE_ARGS"] or ["--m", "130", "--n", "200", "--k", "70"]
+    sanitize(tool, [built(ch)] + args + ["--reps", "1", "--warmup", "0", "--timeout", "600"], say,
+             pipeline=s["PIPELINE_API"] == "1")
 
 
 def shape_args(shape, seed):
@@ -157,13 +168,7 @@ def test_quick_case(ch, case, say):
 @need_gpu
 @no_handout
 def test_quick_sanitizer(ch, say):
-    if not sanitizer():
-        pytest.skip("compute-sanitizer not found")
-    s = chapter_settings(ch)
-    tool = s["QUICK_SANITIZER"] or "memcheck"
-    args = s["SANITIZE_ARGS"] or ["--m", "130", "--n", "200", "--k", "70"]
-    sanitize(tool, [built(ch)] + args + ["--reps", "1", "--warmup", "0", "--timeout", "600"], say,
-             pipeline=s["PIPELINE_API"] == "1")
+    sanitize_chapter(ch, chapter_settings(ch)["QUICK_SANITIZER"] or "memcheck", say)
 
 
 def faults():
@@ -180,7 +185,7 @@ def faults():
 def test_planted_fault_caught(fault, code, say):
     """The verification fails each planted fault (exit 1); the watchdog turns
     a hung kernel into exit 5."""
-    rc, out = Built.get("tests-gpu", f"make --no-print-directory -j{jobs()} -C tests/gpu WERROR=1")
+    rc, out = build_planted()
     assert rc == 0, out
     args = ["--m", "64", "--n", "64", "--k", "64", "--timeout", "3"] if fault == "hang" else \
         ["--m", "127", "--n", "255", "--k", "63", "--reps", "1", "--warmup", "0"]
@@ -252,12 +257,7 @@ def test_variant_verified(ch, v, say):
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck", "synccheck", "initcheck"])
 @full_gpu
 def test_sanitizer(ch, tool, say):
-    if not sanitizer():
-        pytest.skip("compute-sanitizer not found")
-    s = chapter_settings(ch)
-    args = s["SANITIZE_ARGS"] or ["--m", "130", "--n", "200", "--k", "70"]
-    sanitize(tool, [built(ch)] + args + ["--reps", "1", "--warmup", "0", "--timeout", "600"], say,
-             pipeline=s["PIPELINE_API"] == "1")
+    sanitize_chapter(ch, tool, say)
 
 
 @pytest.mark.parametrize("ch,v", params("sanitize_variants"))
@@ -276,8 +276,6 @@ def test_sanitizer_variant(ch, v, tool, say):
 @full_gpu
 def test_sanitizer_case(ch, case, say):
     """A sanitizer tool at a chapter's own shape (SANITIZE_CASES, TOOL:args)."""
-    if not sanitizer():
-        pytest.skip("compute-sanitizer not found")
     tool, args = case.split(":", 1)
     sanitize(tool, [built(ch)] + case_words(args) + ["--reps", "1", "--warmup", "0", "--timeout", "600"], say,
              pipeline=chapter_settings(ch)["PIPELINE_API"] == "1")
@@ -378,11 +376,10 @@ def test_knobs_recorded(ch, say):
 @full
 @need_gpu
 def test_racecheck_catches_a_race(say):
-    if not sanitizer():
-        pytest.skip("compute-sanitizer not found")
-    rc, out = Built.get("tests-gpu", f"make --no-print-directory -j{jobs()} -C tests/gpu WERROR=1")
-    assert rc == 0
-    rc, out = sh([sanitizer(), "--tool", "racecheck", "--error-exitcode", "99", "tests/gpu/run", "--only", "race",
+    san = sanitizer()
+    rc, out = build_planted()
+    assert rc == 0, out
+    rc, out = sh([san, "--tool", "racecheck", "--error-exitcode", "99", "tests/gpu/run", "--only", "race",
                   "--m", "64", "--n", "64", "--k", "64", "--reps", "1", "--warmup", "0"])
     say(out)
     assert rc == 99 and "hazard" in out.lower()
@@ -392,12 +389,13 @@ def test_racecheck_catches_a_race(say):
 def test_synccheck_report_still_known(say):
     """synccheck still reports 'Missing wait' for a minimal correct cuda::pipeline
     program; if a new toolkit stops, the pipeline chapters' check turns strict."""
+    san = sanitizer()
     cc = compute_cap().replace(".", "")
     rc, out = sh(["nvcc", "-std=c++17", f"-arch=sm_{cc}", "-o", "tests/gpu/pipeline_synccheck",
                   "tests/gpu/pipeline_synccheck.cu"])
     assert rc == 0, out
     run_ok(["tests/gpu/pipeline_synccheck", "copy"], say)
-    rc, out = sh([sanitizer(), "--tool", "synccheck", "tests/gpu/pipeline_synccheck", "copy"])
+    rc, out = sh([san, "--tool", "synccheck", "tests/gpu/pipeline_synccheck", "copy"])
     say(out)
     assert "Barrier error detected. Missing wait." in out
 
@@ -442,18 +440,19 @@ def test_tc_no_spills_measured_settings(ch, say):
     settings_tc = sorted({variant_knobs(v) for v in s["BENCH_VARIANTS"] + s["PROFILE_VARIANTS"] + s["SANITIZE_VARIANTS"]
                           if re.match(r"^[a-z_]*_tc:", v)})
     bad = []
-    for v in settings_tc:
-        defs = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOB_DEFS", "ARCH=sm_90a"] + v.split(","))[1].split()
-        out_ptx = os.path.join(WORK, f"spill-{ch}-{variant_dir(v)}.ptx")
+    for v in [""] + settings_tc:  # "": the default knobs
+        knobs = v.split(",") if v else []
+        defs = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOB_DEFS", "ARCH=sm_90a"] + knobs)[1].split()
+        out_ptx = os.path.join(WORK, f"spill-{ch}-{variant_dir(v) if v else 'default'}.ptx")
         rc, out = sh([os.environ["NVCC"], "-ptx", "-std=c++17", "-arch=compute_90a"] + defs +
                      ["-o", out_ptx, f"{ch}/kernel_tc.cu"])
         if rc != 0:
-            bad.append(f"{v}: no build")
+            bad.append(f"{v or 'default'}: no build")
             continue
         rc, out = sh([ptxas, "-arch=sm_90a", "-v", out_ptx, "-o", "/dev/null"])
         lines = sorted(set(re.findall(r".*bytes stack frame.*", out)))
-        say(f"{v}: {lines}")
+        say(f"{v or 'default'}: {lines}")
         if rc != 0 or not lines or not all(re.match(r"^\s*0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads$", l)
                                            for l in lines):
-            bad.append(f"{v}: {lines}")
+            bad.append(f"{v or 'default'}: {lines}")
     assert not bad, bad

@@ -32,14 +32,25 @@ def test_sleeps(how):
 PY
 JOBS=3 TUTORIAL_TESTS=$t bash tests/run.sh --host >"$t/out" 2>&1 &
 suite=$!
-for _ in $(seq 100); do
-    [ "$(pgrep -fc "sleep $tag\\.")" -ge 4 ] && break
+# every sleep itself (not only a shell that will start it) runs before the TERM
+running() { for i in 1 2 3 4; do pgrep -f "^sleep $tag\\.$i\$" >/dev/null || return 1; done; }
+for _ in $(seq 150); do
+    running && break
     sleep 0.2
 done
-echo "running: $(pgrep -fa "sleep $tag\\." | wc -l) sleeps of the suite"
+if ! running; then
+    echo "the suite's tests did not all start:"
+    tail -n 20 "$t/out"
+    kill -TERM "$suite"
+    wait "$suite"
+    exit 1
+fi
+echo "running: the suite's four sleeps"
 kill -TERM "$suite"
 wait "$suite"
-echo "the suite's exit status after TERM: $?"
+rc=$?
+echo "the suite's exit status after TERM: $rc"
+[ $rc = 130 ] || { echo "wants 130 (stopped)"; exit 1; }
 sleep 1
 left=$(pgrep -fa "sleep $tag\\." || true)
 cat "$t/out" | tail -n 5
