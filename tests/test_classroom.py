@@ -67,7 +67,7 @@ REGION_CASES = [
     ("const long n = 1'000'000; char c = '}';", None),
     ("/* a { comment\n across lines } */ f();", None),
     ("#pragma unroll\nfor (int i = 0; i < 4; ++i) f(i);", None),
-    ("  #pragma unroll 2", None),
+    ("  #pragma unroll 2", "ends with '#pragma unroll'"),
     ("#pragma unroll\n#pragma once", "preprocessor directive"),
     ("#include \"/dev/zero\"", "preprocessor directive"),
     ("  # define X 1", "preprocessor directive"),
@@ -85,6 +85,15 @@ REGION_CASES = [
     ("x = a ??/\n;", "trigraph"),
     ("x = a <% b %>;", "digraph"),
     ("\x01", "control character"),
+    ("f();\nif (0)", "ends with ')'"),
+    ("f(); done:", "ends with ':'"),
+    ("x = a +", "ends with '+'"),
+    ("else { f(); }", "starts with 'else'"),
+    ("struct S {}", "a type definition"),
+    ("[[gnu::constructor]] int x;", "an attribute"),
+    ("int caf\u00e9 = 1;", "not ASCII"),
+    ("// caf\u00e9\nf(); /* \u00b2 */ s = \"\u00e9\";", None),
+    ("", None),
 ]
 
 
@@ -236,6 +245,32 @@ def test_grade_hostile_class(say):
     assert len(os.listdir(fb)) == len({r["student"] for r in got})
     for f in os.listdir(fb):
         assert "root:" not in open(os.path.join(fb, f), errors="replace").read(), f"{f}: a system file in the feedback"
+
+
+@pytest.mark.host
+@no_handout
+def test_grade_without_namespace(say):
+    """make grade-02 where bubblewrap cannot make a namespace (the grader's
+    fallback: a clean environment and limits, a uid of its own as root): the
+    lesson still earns the PTX part and the starter still fails it."""
+    subs = os.path.join(WORK, "no-namespace-02")
+    out = subs + "-grades-02"
+    shutil.rmtree(out, ignore_errors=True)
+    rc, o = sh(["python3", "tests/classroom/hostile_class.py", "02", subs])
+    assert rc == 0, o
+    for d in os.listdir(subs):
+        if d not in ("lesson", "starter"):
+            p = os.path.join(subs, d)
+            shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+    grade = ("import sys; sys.path.insert(0, 'tests/classroom'); import sandbox; "
+             "sandbox._works = lambda argv: False; import grade; sys.exit(grade.main(sys.argv))")
+    rc, o = sh(["python3", "-c", grade, "02", "--submissions", subs, "--out", out, "--no-gpu", "--jobs", "2"],
+               env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    say(o)
+    assert rc == 0 and "NOT ISOLATED" in o, o[-3000:]
+    got = {(r["student"], r["exercise"]): r["ptx"] for r in gradebook(os.path.join(out, "grades-02.csv"))}
+    assert got == {("lesson", "02.1"): "ok", ("lesson", "02.2"): "ok", ("starter", "02.1"): "FAIL",
+                   ("starter", "02.2"): "FAIL"}, got
 
 
 @pytest.mark.host

@@ -302,6 +302,12 @@ def verdicts(text):
     return out
 
 
+def make_exit(rc):
+    """A build step's end, in words (its exit codes are make's, not the program's)."""
+    return "outlasted its time limit and was killed" if rc is None else f"make exit {rc}" if rc >= 0 else \
+        f"killed by signal {-rc}"
+
+
 def what_exit(rc):
     if rc in EXIT_WORDS:
         return EXIT_WORDS[rc]
@@ -427,8 +433,10 @@ class Local:
     def inside(self, real):
         return real
 
-    def share(self, d):
-        pass
+    def fresh_dir(self, d):
+        """An empty folder d for the program's outputs."""
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
 
     def take_dumps(self, d, dest):
         return d
@@ -494,7 +502,7 @@ class Check:
             self.build_errors = self.log_tail(at)
             for line in self.build_errors:
                 self.say("  | " + line)
-            self.row("PTX", "FAIL", f"the chapter's code does not compile ({what_exit(rc)}; above)")
+            self.row("PTX", "FAIL", f"the chapter's code does not compile ({make_exit(rc)}; above)")
         for r in ptx_rows(self.plan, region_list, ptx):
             self.row(*r)
 
@@ -514,7 +522,7 @@ class Check:
                 self.say("  | " + line)
             self.row(name, "FAIL", "ptxas had to add a wgmma wait the code leaves out (C7517/C7519, above): a "
                      "stage is given back while the tensor cores may still read it" if rc == "wgmma"
-                     else f"the chapter does not build ({what_exit(rc)}; above)")
+                     else f"the chapter does not build ({make_exit(rc)}; above)")
             return None
         self.row(name, "ok", "built" + (f" with {' '.join(knobs)}" if knobs else ""))
         return os.path.join(d, "run")
@@ -563,13 +571,11 @@ class Check:
         while todo:
             attempt += 1
             dump = os.path.join(self.build_root, f"dump-{attempt}")
-            shutil.rmtree(dump, ignore_errors=True)
-            os.makedirs(dump)
-            self.ex.share(dump)
+            self.ex.fresh_dir(dump)
             extra = (["--dump", self.ex.inside(dump)] if self.verifier is not None else []) + (["--csv"] if timed else [])
             argv = [self.ex.inside(prog), "--only", self.plan.only(todo)] + args + ["--timeout", "10"] + extra
             with open(os.path.join(self.work, "run.out"), "w+") as out:
-                rc = self.ex.step(argv, self.ex_dir(prog), True, RUN_LIMIT, stdout=out)
+                rc = self.ex.step(argv, os.path.dirname(prog), True, RUN_LIMIT, stdout=out)
                 text = read_fd_text(out)
             if timed:
                 self.speed.update(csv_times(text))
@@ -611,9 +617,6 @@ class Check:
         names = self.names or self.plan.kernels
         return (k.endswith("_tc"), names.index(k) if k in names else len(names))
 
-    def ex_dir(self, prog):
-        return os.path.dirname(prog)
-
     def racecheck(self, prog):
         kernels = [k for k in self.available(self.plan.build_kernels("")) if k not in self.kernel_fail]
         if not kernels:
@@ -625,15 +628,13 @@ class Check:
             self.race.update({k: "FAIL" for k in kernels})
             return
         dump = os.path.join(self.build_root, "dump-racecheck")
-        shutil.rmtree(dump, ignore_errors=True)
-        os.makedirs(dump)
-        self.ex.share(dump)
+        self.ex.fresh_dir(dump)
         args = self.plan.sanitize_args() + ["--reps", "1", "--warmup", "0"]
         extra = ["--dump", self.ex.inside(dump)] if self.verifier is not None else []
         argv = [san, "--tool", "racecheck", "--error-exitcode", "99", self.ex.inside(prog), "--only",
                 self.plan.only(kernels)] + args + ["--timeout", "600"] + extra
         with open(os.path.join(self.work, "racecheck.out"), "w+") as out:
-            rc = self.ex.step(argv, self.ex_dir(prog), True, SAN_LIMIT, stdout=out)
+            rc = self.ex.step(argv, os.path.dirname(prog), True, SAN_LIMIT, stdout=out)
             text = read_fd_text(out)
         clean = rc == 0 and RACECHECK_CLEAN in text
         why = None

@@ -57,6 +57,10 @@ COLUMNS = ["student", "exercise", "ptx", "correct", "racecheck", "points", "max"
 
 # ----------------------------------------------------------- reading safely
 
+MAX_DUMPS = 64          # files one run may dump (one or two per kernel)
+MAX_DUMP = 256 << 20    # bytes of one (the largest output of a graded shape is 4097 x 4095 floats, 64 MiB)
+
+
 class Refused(Exception):
     pass
 
@@ -99,6 +103,12 @@ def open_under(root_fd, rel):
         os.close(fd)
 
 
+def as_cell(text):
+    """A folder name as a gradebook cell: a spreadsheet reads a cell that
+    starts with = + - @ (or a tab or CR) as a formula, so it gets a ' first."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def display(name):
     """A folder name as the gradebook writes it: undecodable bytes as \\xNN."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
@@ -120,7 +130,6 @@ class Student:
         self.reasons = {}       # exercise -> why it scores 0 before any check
         self.copy = None
         self.check = None
-        self.ptx_key = None
         self.times = {}
         self.feedback = f"feedback/{index + 1:03d}-{slug(name)}.txt"
 
@@ -134,7 +143,8 @@ class Grader:
         for r in csv.DictReader(l for l in open(rubric) if not l.startswith("#")):
             self.rubric[r["exercise"]] = int(r["points"])
         self.lesson_dir = os.path.join(ROOT, self.ch)
-        self.lesson_regions = check.read_regions(self.lesson_dir, self.region_files())
+        self.files = check.region_files(self.lesson_dir)  # the lesson's files that hold regions
+        self.lesson_regions = check.read_regions(self.lesson_dir, self.files)
         self.ids = self.plan.own({r.ex for rs in self.lesson_regions.values() for r in rs})
         self.gpus = gpus
         self.jobs = jobs
@@ -159,8 +169,6 @@ class Grader:
         self.log.write(text + "\n")
         self.log.flush()
 
-    def region_files(self):
-        return check.region_files(self.lesson_dir)
 
     # --------------------------------------------------------- the lesson
     def prepare(self):
@@ -199,7 +207,7 @@ class Grader:
         st = os.path.join(self.work, "starter")
         shutil.rmtree(st, ignore_errors=True)
         shutil.copytree(t, st, symlinks=True)
-        for f in self.region_files():
+        for f in self.files:
             path = os.path.join(st, self.ch, f)
             lines = regions.lines_of(open(path, encoding="utf-8").read())
             with open(path, "w", encoding="utf-8") as fh:
@@ -276,7 +284,7 @@ class Grader:
                               f"exercises/{self.n}/{self.ch}/kernel.cu and kernel.cu)")
                 return
             st.notes.append(f"the chapter's files taken from {code or 'the folder itself'}/")
-            for f in self.region_files():
+            for f in self.files:
                 rel = (code + "/" if code else "") + f
                 try:
                     data = open_under(root_fd, rel)
@@ -294,14 +302,14 @@ class Grader:
         finally:
             os.close(root_fd)
         lessons = {f: regions.lines_of(open(os.path.join(self.lesson_dir, f), encoding="utf-8").read())
-                   for f in self.region_files()}
-        for f in self.region_files():  # what is missing, repeated or refused, in any file
+                   for f in self.files}
+        for f in self.files:  # what is missing, repeated or refused, in any file
             sub = regions.lines_of(texts[f]) if f in texts else None
             _, notes = regions.splice(lessons[f], sub, set(self.ids) - set(st.reasons), f)
             for ex, why in notes.items():
                 st.reasons.setdefault(ex, why)
         st.spliced = {}
-        for f in self.region_files():
+        for f in self.files:
             sub = regions.lines_of(texts[f]) if f in texts else None
             lines, _ = regions.splice(lessons[f], sub, set(self.ids) - set(st.reasons), f)
             st.spliced[f] = self.starter_for(f, lines, set(st.reasons))
@@ -326,6 +334,7 @@ class Grader:
         for f, lines in st.spliced.items():
             with open(os.path.join(c, self.ch, f), "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write("\n".join(lines))
+        os.makedirs(os.path.join(c, ".tmp"))  # TMPDIR of its steps where no namespace gives them a /tmp
         os.chmod(c, 0o700)
         self.jail.own(c, st.index)
         st.copy = c
@@ -343,11 +352,10 @@ class Grader:
         work = os.path.join(self.work, "checks", f"{st.index:04d}")
         os.makedirs(work, mode=0o700, exist_ok=True)
         st.check = check.Check(self.plan, code, os.path.join(code, "build", "check"), work, Jailed(self, st),
-                               arch=self.arch, verifier=self.verifier, names=self.names,
-                               verifier_env={"CUDA_VISIBLE_DEVICES": ""})
+                               arch=self.arch, verifier=self.verifier, names=self.names)
         os.makedirs(os.path.join(code, "build", "check"), exist_ok=True)
         self.jail.own(os.path.join(code, "build"), st.index)
-        st.region_list = check.read_regions(code, self.region_files())
+        st.region_list = check.read_regions(code, self.files)
         # students whose spliced files are the same share one compile of their PTX part
         key = hashlib.sha256("\0".join(f + "\0" + "\n".join(st.spliced[f]) for f in sorted(st.spliced))
                              .encode("utf-8", "surrogateescape")).hexdigest()
@@ -357,11 +365,15 @@ class Grader:
             if first:
                 entry = self.ptx_cache[key] = {"done": threading.Event()}
         if first:
-            st.check.ptx_part(st.region_list)
-            entry["rows"], entry["errors"] = list(st.check.rows), st.check.build_errors
-            entry["done"].set()
+            try:
+                st.check.ptx_part(st.region_list)
+                entry["rows"], entry["errors"] = list(st.check.rows), st.check.build_errors
+            finally:  # the others with these files wait for it, even when it failed
+                entry["done"].set()
         else:
             entry["done"].wait()
+            if "rows" not in entry:
+                raise RuntimeError("the PTX part of the same files failed for another folder")
             for r in entry["rows"]:
                 st.check.row(*r)
             st.check.build_errors = entry["errors"]
@@ -385,7 +397,7 @@ class Grader:
         ptx = {r[0]: r[1] for r in (c.rows if c else []) if re.match(r"^\d\d\.\d+$", r[0])}
         ran_gpu = c is not None and bool(self.gpus) and getattr(st, "progs", {}).get("") is not None
         for ex in self.ids:
-            row = {"student": display(st.name), "exercise": ex, "max": self.rubric.get(ex, 0),
+            row = {"student": as_cell(display(st.name)), "exercise": ex, "max": self.rubric.get(ex, 0),
                    "feedback": st.feedback, "questions": ""}
             why = st.refused or st.reasons.get(ex)
             if why:
@@ -453,8 +465,36 @@ class Jailed:
     def inside(self, real):
         return self.g.jail.path(self.st.copy, real)
 
-    def share(self, d):
-        self.g.jail.own(d, self.st.index)
+    def fresh_dir(self, d):
+        """An empty folder d in the student's copy, the student's, made by
+        root without following a link on the way: the student's program ran
+        in that copy and may have put one where a folder was."""
+        rel = os.path.relpath(d, self.st.copy).split("/")
+        fd = os.open(self.st.copy, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            for p in rel[:-1]:
+                try:
+                    nfd = os.open(p, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                except OSError:
+                    raise Refused(f"{'/'.join(rel[:-1])} of the copy is not a folder any more (the program "
+                                  "put something else there): refused")
+                os.close(fd)
+                fd = nfd
+            name = rel[-1]
+            try:
+                old = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISDIR(old.st_mode):
+                    shutil.rmtree(name, dir_fd=fd)
+                else:
+                    os.unlink(name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            os.mkdir(name, 0o755, dir_fd=fd)
+            uid = self.g.jail.uid(self.st.index)
+            if uid is not None:
+                os.chown(name, uid, uid, dir_fd=fd, follow_symlinks=False)
+        finally:
+            os.close(fd)
 
     def step(self, argv, cwd, gpu, timeout, stdout=None):
         env = sandbox.clean_env(dict(self.g.cache_env, TUTORIAL_NVCC_CACHE_RO="1",
@@ -479,12 +519,17 @@ class Jailed:
                 nfd = os.open(p, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
                 os.close(fd)
                 fd = nfd
-            for name in os.listdir(fd):
+            names, total = os.listdir(fd), 0
+            if len(names) > MAX_DUMPS:
+                return None
+            for name in names:
                 if not re.match(r"^[A-Za-z0-9_]+\.[0-9]+\.bin$", name):
                     return None
                 ffd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
                 with os.fdopen(ffd, "rb") as src:
-                    if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+                    st = os.fstat(src.fileno())
+                    total += st.st_size
+                    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DUMP or total > MAX_DUMPS * MAX_DUMP // 4:
                         return None
                     with open(os.path.join(dest, name), "wb") as out:
                         shutil.copyfileobj(src, out)
@@ -553,6 +598,11 @@ def students_of(subs):
     return sorted(names, key=lambda s: s.encode("utf-8", "surrogateescape"))
 
 
+def failure(e):
+    """Why a folder is refused when its grading raised e."""
+    return str(e) if isinstance(e, Refused) else f"the grader failed on this folder: {type(e).__name__}: {e}"
+
+
 def grade(g, names, only=None):
     """Grade names (or the ones whose index is in `only`); returns the students."""
     students = [Student(i, nm) for i, nm in enumerate(names) if only is None or i in only]
@@ -567,7 +617,7 @@ def grade(g, names, only=None):
             else:
                 finish(st)
         except Exception as e:  # a grader bug must not lose the other students
-            st.refused = st.refused or f"the grader failed on this folder: {type(e).__name__}: {e}"
+            st.refused = st.refused or failure(e)
             finish(st)
 
     def finish(st):
@@ -593,54 +643,54 @@ def grade(g, names, only=None):
             try:
                 g.gpu_stage(st, gpu)
             except Exception as e:
-                st.refused = st.refused or f"the grader failed on this folder: {type(e).__name__}: {e}"
+                st.refused = st.refused or failure(e)
             finish(st)
 
     lanes = [threading.Thread(target=lane, args=(gpu,)) for gpu in g.gpus]
     for t in lanes:
         t.start()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=g.jobs) as pool:
-        list(pool.map(cpu, students))
-    for _ in lanes:
-        gpu_q.put(None)
-    for t in lanes:
-        t.join()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=g.jobs) as pool:
+            list(pool.map(cpu, students))
+    finally:  # the lanes end even when the CPU part raised
+        for _ in lanes:
+            gpu_q.put(None)
+        for t in lanes:
+            t.join()
     g.elapsed = time.monotonic() - t0
     return students
 
 
-def write_gradebook(g, students, path):
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, quoting=csv.QUOTE_MINIMAL)
+def write_gradebook(path, rows):
+    """The gradebook, written once (by the csv module) and moved into place."""
+    with open(path + ".tmp", "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
-        for st in sorted(students, key=lambda s: s.index):
-            for ex in g.ids:
-                w.writerow(st.rows[ex])
-    os.replace(tmp, path)
+        w.writerows(rows)
+    os.replace(path + ".tmp", path)
 
 
 def save_part(g, st, path):
     rows = [st.rows[ex] for ex in g.ids]
     with open(path + ".tmp", "w") as f:
-        json.dump({"index": st.index, "rows": rows, "times": st.times}, f)
+        json.dump({"index": st.index, "rows": rows}, f)
     os.replace(path + ".tmp", path)
 
 
-def slurm_script(g, names, args):
-    """Write OUT/slurm/: prepare (the lesson), an array of one task per student,
-    and the merge that writes the one gradebook; submit.sh runs the three."""
-    d = os.path.join(g.out, "slurm")
+def slurm_script(n, subs, out, names, args):
+    """Write OUT/slurm/: an array of one task per student, the merge that
+    writes the one gradebook, and submit.sh, which submits the two."""
+    d = os.path.join(out, "slurm")
     os.makedirs(d, exist_ok=True)
     me = os.path.abspath(__file__)
-    common = (f"python3 {me} {g.n} --submissions {shq(g.subs)} --out {shq(g.out)} --rubric {shq(args.rubric)}")
+    common = (f"python3 {me} {n} --submissions {shq(subs)} --out {shq(out)} --rubric {shq(args.rubric)}")
     gpu = "" if args.no_gpu else "#SBATCH --gres=gpu:1\n"
     with open(os.path.join(d, "task.sbatch"), "w") as f:
         f.write(f"""#!/bin/bash
-#SBATCH --job-name=grade-{g.n}
+#SBATCH --job-name=grade-{n}
 #SBATCH --array=0-{len(names) - 1}
 #SBATCH --cpus-per-task={args.task_cpus}
-{gpu}#SBATCH --output={g.out}/slurm/task-%a.log
+{gpu}#SBATCH --output={out}/slurm/task-%a.log
 # One student per task (the index into the sorted folder names), on one GPU
 # when the cluster has them; each task writes OUT/parts/<index>.json.
 set -eu
@@ -648,9 +698,9 @@ exec {common} --task "$SLURM_ARRAY_TASK_ID"{' --no-gpu' if args.no_gpu else ''}
 """)
     with open(os.path.join(d, "merge.sbatch"), "w") as f:
         f.write(f"""#!/bin/bash
-#SBATCH --job-name=grade-{g.n}-merge
-#SBATCH --output={g.out}/slurm/merge.log
-# Every task's part into the one gradebook, OUT/grades-{g.n}.csv.
+#SBATCH --job-name=grade-{n}-merge
+#SBATCH --output={out}/slurm/merge.log
+# Every task's part into the one gradebook, OUT/grades-{n}.csv.
 set -eu
 exec {common} --merge
 """)
@@ -661,7 +711,7 @@ set -eu
 cd "$(dirname "$0")"
 array=$(sbatch --parsable task.sbatch)
 sbatch --parsable --dependency=afterany:"$array" merge.sbatch
-echo "submitted array $array; the gradebook: {g.out}/grades-{g.n}.csv when the merge job ends"
+echo "submitted array $array; the gradebook: {out}/grades-{n}.csv when the merge job ends"
 """)
     os.chmod(os.path.join(d, "submit.sh"), 0o755)
     return d
@@ -727,13 +777,23 @@ def main(argv):
         signal.signal(sig, stop_all)
     names = students_of(subs)
     if args.merge:
-        return merge(n, subs, out, names, args)
-    g = Grader(n, subs, out, args.rubric, gpus, args.jobs, work=args.work)
+        return merge(n, out, names)
     if args.slurm:
-        d = slurm_script(g, names, args)
-        g.say(f"wrote {d}/: task.sbatch (an array of {len(names)} tasks, one per folder), merge.sbatch; "
+        d = slurm_script(n, subs, out, names, args)
+        print(f"wrote {d}/: task.sbatch (an array of {len(names)} tasks, one per folder), merge.sbatch; "
               f"run {d}/submit.sh on the cluster's login node")
         return 0
+    g = Grader(n, subs, out, args.rubric, gpus, args.jobs, work=args.work)
+    try:
+        return grade_here(g, n, subs, out, names, gpus, args)
+    finally:
+        if not os.environ.get("KEEP_WORK"):
+            for w in OWN_WORK:
+                shutil.rmtree(w, ignore_errors=True)
+
+
+def grade_here(g, n, subs, out, names, gpus, args):
+    """Grade here (every folder, or --task's one) and write the gradebook (or the task's part)."""
     g.say(f"grade-{n}: {len(names)} folders in {subs}; {len(gpus)} GPU lane(s) {gpus}, {args.jobs} CPU jobs")
     g.say(f"  {g.jail.describe()}")
     g.prepare()
@@ -743,17 +803,17 @@ def main(argv):
         for st in students:
             save_part(g, st, os.path.join(out, "parts", f"{st.index:05d}.json"))
         return 0
-    write_gradebook(g, students, os.path.join(out, f"grades-{n}.csv"))
+    write_gradebook(os.path.join(out, f"grades-{n}.csv"),
+                    [st.rows[ex] for st in sorted(students, key=lambda s: s.index) for ex in g.ids])
     with open(os.path.join(out, "timing.json"), "w") as f:
         json.dump({"students": len(students), "gpus": gpus, "seconds": g.elapsed,
                    "per_student": {display(s.name): s.times for s in students}}, f, indent=1)
     g.say(f"wrote {out}/grades-{n}.csv and feedback/ ({len(students)} folders in {g.elapsed:.0f} s: "
           f"{3600 * len(students) / max(g.elapsed, 1e-9):.0f} students per hour); the questions column is yours")
-    shutil.rmtree(g.work, ignore_errors=True) if not os.environ.get("KEEP_WORK") and not args.work else None
     return 0
 
 
-def merge(n, subs, out, names, args):
+def merge(n, out, names):
     """The Slurm array's parts into one gradebook."""
     rows = []
     missing = []
@@ -766,12 +826,7 @@ def merge(n, subs, out, names, args):
             continue
         rows += part["rows"]
     path = os.path.join(out, f"grades-{n}.csv")
-    with open(path + ".tmp", "w", newline="", encoding="utf-8", errors="backslashreplace") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    os.replace(path + ".tmp", path)
+    write_gradebook(path, rows)
     print(f"merged {len(names) - len(missing)} parts into {path}" +
           (f"; no part for: {', '.join(missing)}" if missing else ""))
     return 1 if missing else 0

@@ -25,6 +25,8 @@ regions stand in kernel.cu and kernel_tc.cu):
   directive             region 02.1 holds #include "/dev/zero", 02.2's copy in kernel_tc.cu a #define
   escape                region 02.2 closes the function and defines a constructor after it, 02.1 an asm
   repeated              a region of 02.2 written twice
+  swallow               02.1 ends in an if (0) that would take in the lesson's next line, 02.2 a name not ASCII
+  =HYPERLINK(...)       a name a spreadsheet would run as a formula: the lesson
   missing tc            no kernel_tc.cu
   notes.txt             a file, not a folder
   link                  a symbolic link to the lesson's folder
@@ -123,6 +125,12 @@ def make(n, out):
     a = s.index("        // ---- exercise 02.2")
     b = s.index("// ---- end of exercise 02.2 ----", a) + len("// ---- end of exercise 02.2 ----\n")
     open(os.path.join(d, "kernel.cu"), "w").write(s[:b] + s[a:b] + s[b:])
+    d = student("swallow")  # both refused, so nothing of it is compiled
+    edit(os.path.join(d, "kernel.cu"), "            pipe.producer_commit();\n",
+         "            pipe.producer_commit();\n            if (0)\n")
+    edit(os.path.join(d, "kernel_tc.cu"), "        pipe.consumer_release(); /* this thread is done with stage s */\n",
+         "        pipe.consumer_release(); int caf\u00e9 = 0; (void)caf\u00e9;\n")
+    student('=HYPERLINK("evil","click")')
     d = student("missing tc")
     os.unlink(os.path.join(d, "kernel_tc.cu"))
     open(os.path.join(out, "notes.txt"), "w").write("not a student\n")

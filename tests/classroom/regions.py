@@ -38,7 +38,6 @@ END = re.compile(r"^[ \t]*// ---- end of exercise ([0-9][0-9]\.[0-9]+) ----[ \t]
 HINT = re.compile(r"^[ \t]*// hint: ")
 STUB = re.compile(r"^[ \t]*// stub: ")
 TODO = re.compile(r"^[ \t]*// TODO: exercise [0-9][0-9]\.[0-9]+ - ")
-LISTING = re.compile(r"^[ \t]*// \[[^]]+\][ \t]*$")
 STUB_TAG = "  // starter stub: replace it"
 
 MAX_LINES = 200
@@ -54,6 +53,14 @@ REFUSED_WORDS = {
     "__attribute__": "an __attribute__",
     "__declspec": "a __declspec",
     "goto": "a goto",
+    # a type defined at a region's end turns the lesson's next statement into
+    # a declaration of that type (struct S {} __syncthreads();): no region needs one
+    "struct": "a type definition",
+    "class": "a type definition",
+    "union": "a type definition",
+    "enum": "a type definition",
+    "typedef": "a type definition",
+    "template": "a template",
 }
 
 
@@ -157,9 +164,13 @@ def refusal(lines):
         if _TRIGRAPH.search(line):
             return f"line {n}: a trigraph ({_TRIGRAPH.search(line).group(0)})"
     stack = []  # (bracket, line)
+    first = last = None  # the region's first and last token outside comments
     i, n = 0, 1
     while i < len(text):
         c = text[i]
+        if not c.isspace() and not text.startswith(("//", "/*"), i):
+            first = first or (_IDENT.match(text, i) or re.match(".", c)).group(0)
+            last = c
         if c == "\n":
             n += 1
             i += 1
@@ -173,6 +184,7 @@ def refusal(lines):
             n += text.count("\n", i, j)
             i = j + 2
         elif c in "\"'":
+            last = "a literal"
             j = i + 1
             while j < len(text) and text[j] != c:
                 if text[j] == "\n":
@@ -181,10 +193,14 @@ def refusal(lines):
             if j >= len(text) or text[j] != c:
                 return f"line {n}: a {'string' if c == chr(34) else 'character'} literal that the line does not close"
             i = j + 1
+        elif not c.isascii():
+            return f"line {n}: a character that is not ASCII ({c!r}) outside a comment or a literal"
         elif c.isdigit() or (c == "." and text[i + 1:i + 2].isdigit()):
             i = _PPNUM.match(text, i).end()
+            last = text[i - 1]
         elif c.isalpha() or c == "_":
             w = _IDENT.match(text, i).group(0)
+            last = w
             if text.startswith('"', i + len(w)) and w in ("R", "LR", "uR", "UR", "u8R"):
                 return f"line {n}: a raw string literal"
             if w in REFUSED_WORDS:
@@ -197,6 +213,9 @@ def refusal(lines):
             if not _UNROLL.match(line):
                 return f"line {n}: a preprocessor directive or operator ('#')"
             i = len(text) if line_end < 0 else line_end
+            last = "#pragma unroll"
+        elif text.startswith("[[", i):
+            return f"line {n}: an attribute ('[[')"
         elif text.startswith(_DIGRAPHS, i):
             d = text[i:i + 2]
             return f"line {n}: a {'preprocessor operator' if d == '%:' else 'digraph'} ('{d}')"
@@ -214,6 +233,13 @@ def refusal(lines):
             i += 1
     if stack:
         return f"line {stack[-1][1]}: '{stack[-1][0]}' is not closed in the region"
+    # a region is whole statements: one that starts with else, or ends where
+    # a statement is still open (if (0), a label, an operator, a pragma),
+    # takes in the lesson's line before or after it
+    if first == "else":
+        return "it starts with 'else', which takes in the lesson's statement before it"
+    if last not in (None, ";", "}"):
+        return f"its code ends with '{last}', not with ';' or '}}': it would take in the lesson's next line"
     return None
 
 

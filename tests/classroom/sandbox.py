@@ -19,7 +19,7 @@ sanitizer) runs as a process tree of its own:
 
 Without bwrap (or where it cannot make a namespace) the step still gets
 its own session, the environment, the limits and, as root, the user; the
-grader says that the copy was not isolated (Jail.level).
+grader says that the copy was not isolated (Jail.describe()).
 """
 
 import os
@@ -46,15 +46,17 @@ def _works(argv):
 
 
 class Jail:
-    """How this machine can isolate a step. level is 'namespace' (bwrap),
-    'limits' (no namespace: own session, clean environment and limits) and
-    says 'user' when the steps also run as a uid of their own."""
+    """How this machine can isolate a step: in a namespace (bwrap) or, where
+    it cannot make one, with limits alone (own session, clean environment);
+    as a uid of its own per student when the grader runs as root."""
 
-    def __init__(self, hide, base_uid=910000):
+    def __init__(self, hide, base_uid=None):
         self.hide = sorted({os.path.realpath(h) for h in hide if h})
         self.ro_binds = []  # folders under a hidden one that every step may read (read-only)
         self.root = os.geteuid() == 0
-        self.base_uid = base_uid
+        # a block of uids of this run's own (10,000 students), so that two gradings
+        # at once never share one: a step's end kills every process of its uid
+        self.base_uid = base_uid if base_uid is not None else 1_000_000_000 + (os.getpid() % 100_000) * 10_000
         self.bwrap = shutil.which("bwrap") or next(
             (p for p in ("/usr/bin/bwrap",) if os.access(p, os.X_OK)), None)
         self.setpriv = shutil.which("setpriv")
@@ -64,8 +66,6 @@ class Jail:
             probe = tempfile.mkdtemp(prefix="tutorial-jail-probe-")
             self.ns = _works(self._bwrap_argv(probe, [], None) + ["true"])
             shutil.rmtree(probe, ignore_errors=True)
-        self.level = ("namespace" if self.ns else "limits") + (
-            " + user" if self.root and self.setpriv else "")
 
     def describe(self):
         if self.ns and self.root:
@@ -109,7 +109,7 @@ class Jail:
             if os.path.isdir(h):
                 argv += ["--tmpfs", h]
         argv += ["--perms", "1777", "--tmpfs", "/tmp", "--bind", copy, JAIL]
-        for r in getattr(self, "ro_binds", []):
+        for r in self.ro_binds:
             parts = os.path.dirname(r).strip("/").split("/")
             for i in range(1, len(parts) + 1):  # its folders, which bwrap would make 0700 under a tmpfs
                 argv += ["--perms", "0755", "--dir", "/" + "/".join(parts[:i])]
