@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 import check
+from test_host import SMEM_QUICK, check_smem, smem_arches
 from conftest import (CHAPTERS, per_chapter, GPU, HANDOUT, TREE, WORK, Built, build_planted, built, chapter_settings,
                       jobs, sh)
 
@@ -401,6 +402,13 @@ def test_synccheck_report_still_known(say):
 
 
 # ------------------------------------- host work too long for make test
+
+@pytest.mark.parametrize("arch", [a for a in smem_arches() if a not in SMEM_QUICK])
+@full
+def test_smem_fits_same_class(arch, say):
+    """make smem for the ARCHes whose class make test checks on another one."""
+    check_smem(arch, say)
+
 
 # tests/lib.sh's ARCH_BUILDS: the what-runs-where table (docs/gen_pages.py) reads the same list
 ARCH_BUILDS = [tuple(b.split(":")) for b in
