@@ -39,7 +39,10 @@ CHAPTER_MAKEFILE := $(firstword $(MAKEFILE_LIST))
 include $(COMMON_DIR)/arch.mk
 
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
-CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
+# the folder above nvcc's bin/, where it holds the headers (a wrapper script
+# in /usr/local/bin, say, has none there: then /usr/local/cuda)
+CUDA_HOME ?= $(or $(patsubst %/include/cuda_runtime_api.h,%,$(wildcard $(patsubst %/bin/nvcc,%,$(realpath \
+  $(NVCC)))/include/cuda_runtime_api.h)),/usr/local/cuda)
 
 MIN_CC ?= 75
 MIN_CC_FOR ?= CUDA 13, which builds nothing older

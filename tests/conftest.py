@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "classroom"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import settings  # noqa: E402
+import check  # noqa: E402
 from check import have_gpu  # noqa: E402
 from nvcc_cache import real_nvcc  # noqa: E402
 
@@ -88,7 +89,7 @@ def test_env():
     real = real_nvcc()
     env.update(NVCC=os.path.join(TREE, "tests", "nvcc_cache.py"), TUTORIAL_NVCC_CACHE=CACHE,
                TUTORIAL_NVCC_REAL=real,
-               CUDA_HOME=os.path.dirname(os.path.dirname(os.path.realpath(real))), ROOT=TREE)
+               CUDA_HOME=check.cuda_home(real), ROOT=TREE)
     env.pop("MAKEFLAGS", None)
     env.pop("MFLAGS", None)
     env.pop("MAKELEVEL", None)

@@ -354,6 +354,17 @@ def nvcc_path():
     return shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
 
 
+def cuda_home(nvcc):
+    """The CUDA Toolkit's folder: $CUDA_HOME where it holds the headers, else
+    the folder above nvcc's bin/ (a wrapper script's folder holds none:
+    then /usr/local/cuda)."""
+    for d in (os.environ.get("CUDA_HOME"), os.path.dirname(os.path.dirname(os.path.realpath(nvcc))),
+              "/usr/local/cuda"):
+        if d and os.path.isfile(os.path.join(d, "include", "cuda_runtime_api.h")):
+            return d
+    return os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+
+
 def sanitizer():
     return shutil.which("compute-sanitizer") or next(
         (p for p in ("/usr/local/cuda/bin/compute-sanitizer",) if os.access(p, os.X_OK)), None)

@@ -201,7 +201,7 @@ class Grader:
         real = check.nvcc_path()
         self.cache_env = {"NVCC": os.path.join(tools, "nvcc_cache.py"), "TUTORIAL_NVCC_CACHE": self.cache,
                           "TUTORIAL_NVCC_REAL": real,
-                          "CUDA_HOME": os.path.dirname(os.path.dirname(os.path.realpath(real)))}
+                          "CUDA_HOME": check.cuda_home(real)}
         self.jail.ro_binds = [tools, self.cache]
         # the starter, built through the cache
         st = os.path.join(self.work, "starter")

@@ -149,8 +149,9 @@ class Jail:
 
 
 def clean_env(extra=None):
-    """The environment a student's step starts from."""
-    cuda = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")))
+    """The environment a student's step starts from (extra: CUDA_HOME among them)."""
+    cuda = (extra or {}).get("CUDA_HOME") or os.path.dirname(os.path.dirname(os.path.realpath(
+        shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")))
     env = {"PATH": f"{cuda}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
     env.update(extra or {})
     return env
