@@ -20,7 +20,7 @@
 #include "../common/exit_codes.h"
 #include "../common/matrix.h"
 #include "../common/runner.h"
-#include "../04_persistent/demos/graph.h" /* graph_capture(), taught in chapter 04 */
+#include "../common/graph.h" /* graph_capture(), graph_run() */
 #include "demos/groups.h" /* the Cooperative Groups demonstrations */
 #include "kernel.h"
 

@@ -13,7 +13,7 @@
 #include "../../common/check.h"
 #include "../../common/exit_codes.h"
 #include "../../common/matrix.h"
-#include "graph.h"
+#include "../../common/graph.h" /* graph_capture(), graph_run() */
 
 /* What the checks need. */
 typedef struct {

@@ -12,7 +12,7 @@
 #include "../../common/check.h"
 #include "../../common/exit_codes.h"
 #include "../../common/matrix.h"
-#include "graph.h"
+#include "../../common/graph.h" /* graph_capture(), graph_run() */
 
 #define MIN_LENGTH 512   /**< shortest segment */
 #define MAX_LENGTH 16384 /**< longest segment (32x the shortest) */

@@ -14,7 +14,7 @@
 #include "../../common/check.h"
 #include "../../common/exit_codes.h"
 #include "../../common/matrix.h"
-#include "../../04_persistent/demos/graph.h" /* graph_capture(), taught in chapter 04 */
+#include "../../common/graph.h" /* graph_capture(), graph_run() */
 
 /* What the runs and the checks share. */
 typedef struct {

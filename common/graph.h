@@ -1,15 +1,15 @@
 /**
- * @file 04_persistent/demos/graph.h
- * @brief Capturing a sequence of launches into a CUDA Graph, the
- *        launch-side alternative to a persistent kernel that this chapter
- *        measures it against (chapter 05 uses it again for its phases).
+ * @file common/graph.h
+ * @brief Capturing a sequence of launches into a CUDA Graph and replaying
+ *        it, for timing: the launch-side baseline that chapter 04 measures
+ *        its persistent kernels against and chapter 05 its grid barrier.
  */
-#ifndef CH04_GRAPH_H
-#define CH04_GRAPH_H
+#ifndef TUTORIAL_GRAPH_H
+#define TUTORIAL_GRAPH_H
 
 #include <cuda_runtime_api.h>
 
-#include "../../common/runner.h"
+#include "runner.h"
 
 /**
  * @brief Capture what @p fn enqueues into a CUDA Graph (on a stream of its

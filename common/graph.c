@@ -1,5 +1,5 @@
 /**
- * @file 04_persistent/demos/graph.c
+ * @file common/graph.c
  * @brief Stream capture into a CUDA Graph (see graph.h).
  */
 #define _POSIX_C_SOURCE 200809L /**< for clock_gettime() */
@@ -7,7 +7,7 @@
 
 #include <time.h>
 
-#include "../../common/check.h"
+#include "check.h"
 
 // [capture]
 cudaGraphExec_t graph_capture(run_fn fn, void *arg, double *ms)
