@@ -30,6 +30,7 @@ static_assert(TC_BN == 128 || TC_BN == 256, "TC_BN must be 128 or 256 (the wgmma
 #define TC_A_BYTES (TC_BM * TC_BK * 2) /**< an A tile: TC_BM rows of 128 bytes */
 #define TC_B_BYTES (TC_BK * TC_BN * 2) /**< a B tile: TC_BN / 64 panels of TC_BK rows of 128 bytes */
 #define TC_STAGE_BYTES (TC_A_BYTES + TC_B_BYTES) /**< one A tile and one B tile (a multiple of 1024) */
+#define TC_PANEL_COLS (SW128_ROW_BYTES / 2) /**< columns of a B panel: one swizzled row, 64 BF16 */
 #define TC_PANEL_BYTES (TC_BK * SW128_ROW_BYTES) /**< one 64-column panel of a B tile */
 
 /** @brief The first multiple of 1024 bytes at or after @p p: where the swizzled tiles start. */

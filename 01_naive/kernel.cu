@@ -1,22 +1,16 @@
 /**
  * @file 01_naive/kernel.cu
- * @brief Chapter 01's lesson kernel: the register-blocked synchronous GEMM,
- *        C = A * B in row-major FP32, the baseline every GEMM chapter
- *        starts from (it has no parent).
+ * @brief Chapter 01: gemm_blocked, the register-blocked synchronous GEMM
+ *        (C = A x B, row-major FP32) every GEMM chapter starts from.
  *
- * Each thread computes an 8 x 8 block of C from registers (register
- * blocking), and tiles of A and B move into shared memory in 16-byte
- * pieces. The two steps that lead here, gemm_naive and gemm_tiled, are in
- * variants.cu.
+ * Each thread computes an 8 x 8 block of C from registers, and tiles of A
+ * and B reach shared memory in 16-byte pieces; the block loads, waits at
+ * __syncthreads(), computes and waits again, so only other resident blocks
+ * hide the loads. variants.cu holds the two steps that lead here.
  *
- * It is synchronous: a block loads a tile, waits at __syncthreads(),
- * computes, waits again. Nothing overlaps the loads with the math inside a
- * block; only other resident blocks hide the memory latency. Chapter 02
- * removes that wait with asynchronous copies.
- *
- * Knobs (make chapter-01 BM=128 BN=128 BK=8 MIN_BLOCKS=2): the chapter page
- * shows the measurements the defaults were chosen from.
+ * Parent: none. Knobs: make help.
  */
+
 #include <stdint.h>
 #include <cuda_runtime.h>
 

@@ -3,21 +3,14 @@
  * @brief Chapter 01 on the tensor cores: blocked_tc, the synchronous
  *        baseline of the BF16 line (C FP32 = A BF16 x B BF16, row-major).
  *
- * The same rhythm as gemm_blocked (kernel.cu): the block loads a tile of A
- * and a tile of B into shared memory, waits, multiplies, waits again. What
- * multiplies is no longer each thread's FMAs but `wgmma`: the block's two
- * warpgroups each hand the tensor cores 64 rows of A and the whole B tile,
- * and the 64 x TC_BN product lands in their registers. The tiles are
- * stored in the layout the instruction reads (128-byte swizzle,
- * wgmma.cuh), which is the one new thing the loads do.
+ * gemm_blocked's rhythm (load, wait, multiply, wait) with `wgmma` doing the
+ * multiply: the block's two warpgroups each hand the tensor cores 64 rows
+ * of A and the whole B tile, stored in the 128-byte swizzle the
+ * instruction reads (wgmma.cuh).
  *
- * Nothing overlaps within a block: the loads wait for the multiply and the
- * multiply for the loads; only other resident blocks hide memory latency.
- * Chapter 02's double_buffer_tc adds the ring.
- *
- * Knob: TC_BN (128 or 256), the width of the block's tile of C.
- * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
+ * Parent: none. Knobs: make help. Built for sm_90a only.
  */
+
 #include <stdint.h>
 #include <cuda_runtime.h>
 

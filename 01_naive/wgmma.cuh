@@ -31,7 +31,7 @@
 
 #include <stdint.h>
 
-#include "../common/ptx.cuh" /* smem_addr() */
+#include "../common/ptx.cuh" /* smem_addr(), fence_proxy_async() */
 
 #define WG_THREADS 128      /**< threads of a warpgroup: wgmma's unit */
 #define SW128_ROW_BYTES 128 /**< bytes of one swizzled row: 64 BF16 */
@@ -55,13 +55,22 @@ __device__ __forceinline__ uint32_t sw128_offset(int row, int chunk)
  * (A: within a row) or 2048 (B: 16 rows); the hardware applies the swizzle
  * to the final address, which is why tiles start at a multiple of 1024.
  */
+#define DESC_ADDR_BITS 0x3FFFFu        /**< the address field keeps bits 4-17 of a shared-memory address (the 256 KB window) */
+#define DESC_LBO_SHIFT 16               /**< bits 16-29: leading-dimension byte offset / 16 */
+#define DESC_SBO_SHIFT 32               /**< bits 32-45: stride byte offset / 16 */
+#define DESC_SWIZZLE_128B (1ull << 62)  /**< bits 62-63, the layout: 1 = 128-byte swizzle */
 __device__ __forceinline__ uint64_t wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
 {
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
-           1ull << 62;
+    return (uint64_t)((addr & DESC_ADDR_BITS) >> 4) | (uint64_t)(lbo >> 4) << DESC_LBO_SHIFT |
+           (uint64_t)(sbo >> 4) << DESC_SBO_SHIFT | DESC_SWIZZLE_128B;
 }
 
-/** @brief Orders this warpgroup's earlier register and shared-memory accesses before the wgmma that follow. */
+/**
+ * @brief Orders this warpgroup's earlier accesses to the registers wgmma
+ *        uses (its accumulators) before the wgmma that follow. It does not
+ *        order shared memory: a tile written with ordinary stores needs
+ *        fence_proxy_async() for that.
+ */
 __device__ __forceinline__ void wgmma_fence()
 {
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -87,16 +96,15 @@ __device__ __forceinline__ void wgmma_touch(float *d, int n)
     for (int i = 0; i < n; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/**
- * @brief Makes this thread's shared-memory writes (ordinary stores, which
- *        go through the "generic proxy") visible to the tensor cores, which
- *        read through the "async proxy": between writing a tile and the
- *        barrier after which wgmma reads it.
- */
-__device__ __forceinline__ void fence_proxy_async()
-{
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
+/* The operands after the two descriptors: scale-d, a predicate (0: d = A x B,
+ * 1: d += A x B), then the immediates imm-scale-a and imm-scale-b (1: A and
+ * B as they are; -1 negates), imm-trans-a (0: A K-major) and imm-trans-b
+ * (1: B N-major, i.e. row-major B). */
+#define WGMMA_SCALE_A "1" /**< imm-scale-a: A not negated */
+#define WGMMA_SCALE_B "1" /**< imm-scale-b: B not negated */
+#define WGMMA_TRANS_A "0" /**< imm-trans-a: A K-major, as it lies (row-major) */
+#define WGMMA_TRANS_B "1" /**< imm-trans-b: B N-major (row-major B) */
+#define WGMMA_IMMEDIATES WGMMA_SCALE_A ", " WGMMA_SCALE_B ", " WGMMA_TRANS_A ", " WGMMA_TRANS_B
 
 /**
  * @brief d (64 x 128, FP32) = A (64 x 16) x B (16 x 128) + (@p accumulate ? d : 0):
@@ -113,7 +121,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float d[64], uint64_t desc_a, u
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1, 0, 1;\n}"
+        "%64, %65, p, " WGMMA_IMMEDIATES ";\n}"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -144,7 +152,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float d[128], uint64_t desc_a, 
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-        "%128, %129, p, 1, 1, 0, 1;\n}"
+        "%128, %129, p, " WGMMA_IMMEDIATES ";\n}"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),

@@ -12,6 +12,11 @@
 
 #include <cuda/pipeline>
 
+/* The ring depth, checked once here for every kernel with a ring of these stages. */
+#ifdef STAGES
+static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
+#endif
+
 #define STAGE_FLOATS (BK * (BM + A_PAD) + BK * BN) /**< floats of one stage (A tile + B tile) */
 #define RING_BYTES ((size_t)STAGES * STAGE_FLOATS * sizeof(float)) /**< dynamic shared memory of the ring */
 

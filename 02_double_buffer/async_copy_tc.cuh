@@ -15,6 +15,11 @@
 
 #include "../01_naive/blocked_tc.cuh"
 
+/* The ring depth, checked once here for every tensor-core kernel with a ring. */
+#ifdef TC_STAGES
+static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
+#endif
+
 /** @brief The A tile of stage @p s of the ring at @p ring (1024-aligned). */
 __device__ __forceinline__ uint8_t *stage_a_tc(uint8_t *ring, int s)
 {

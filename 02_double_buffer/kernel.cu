@@ -1,22 +1,16 @@
 /**
  * @file 02_double_buffer/kernel.cu
- * @brief Chapter 02: chapter 01's blocked GEMM with its tile loads made
- *        asynchronous, through a STAGES-deep ring of shared-memory buffers.
+ * @brief Chapter 02: gemm_double_buffer, chapter 01's gemm_blocked with its
+ *        tile loads made asynchronous through a STAGES-deep ring.
  *
- * Same tile, same threads, same compute step (compute_tile()) as
- * gemm_blocked; what changes is how tiles reach shared memory. Each thread
- * issues `cuda::memcpy_async` copies (PTX `cp.async`, SASS `LDGSTS`) that go
- * from global to shared memory without passing through registers and
- * without the thread waiting for them. A `cuda::pipeline` tracks which
- * stage's copies have landed. With STAGES = 2, tile t+1 is in flight while
- * tile t is being multiplied: double buffering; STAGES = 3 is triple
- * buffering, and so on.
+ * Each thread issues `cuda::memcpy_async` copies (`cp.async`) that land in
+ * shared memory without passing through registers, and a `cuda::pipeline`
+ * tracks which stage has landed, so the next tiles' copies run while the
+ * current one is multiplied (STAGES = 2: double buffering).
  *
- * Knobs: BM BN BK MIN_BLOCKS as in chapter 01, and STAGES. The defaults
- * are the fastest setting `make bench` measured (see the chapter page);
- * the tile depth differs from chapter 01's because the pipeline changes
- * which depth is best.
+ * Parent: 01_naive/kernel.cu. Knobs: make help.
  */
+
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
@@ -33,7 +27,6 @@
 #include "../01_naive/blocked.cuh" /* load4_or_zero(), compute_tile(), store_tile() */
 #include "../02_double_buffer/async_copy.cuh" /* issue_tile(), stage_a(), stage_b() */
 
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 
 extern "C" const char gemm_double_buffer_knobs[] =
     KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS) KNOB(STAGES);

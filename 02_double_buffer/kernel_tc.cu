@@ -1,20 +1,17 @@
 /**
  * @file 02_double_buffer/kernel_tc.cu
  * @brief Chapter 02 on the tensor cores: double_buffer_tc, chapter 01's
- *        blocked_tc with its tile loads made asynchronous, through a
- *        TC_STAGES-deep ring of shared-memory buffers.
+ *        blocked_tc with its tile loads made asynchronous through a
+ *        TC_STAGES-deep ring.
  *
- * Same tile, same warpgroups, same multiply (mma_tile()) as blocked_tc;
- * what changes is how tiles reach shared memory, exactly as in kernel.cu:
- * each thread issues cp.async copies (the instruction `cuda::memcpy_async`
- * issues, without its run-time checks) straight into the swizzled layout,
- * and a `cuda::pipeline` tracks which stage's copies have landed, so the
- * copies of the next tiles run while the tensor cores multiply the current
- * one.
+ * As in kernel.cu: each thread issues `cp.async` copies straight into the
+ * swizzled layout (async_copy_tc.cuh), and a `cuda::pipeline` tracks which
+ * stage has landed, so the next tiles' copies run while the tensor cores
+ * multiply the current one.
  *
- * Knobs: TC_BN as in chapter 01, and TC_STAGES (ring depth).
- * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
+ * Parent: 01_naive/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
  */
+
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <stdint.h>
@@ -31,7 +28,6 @@
 #if !defined(TC_STAGES)
 #error "TC_STAGES: set by the chapter's Makefile (make help lists it); build with make"
 #endif
-static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
 #define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< the ring, + room to align to 1024 */
 
 extern "C" const char gemm_double_buffer_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES);

@@ -1,26 +1,16 @@
 /**
  * @file 03_warp_specialized/kernel.cu
- * @brief Chapter 03: warp specialization. Producer warps only copy tiles
- *        into a ring of STAGES shared-memory buffers; consumer warps only
- *        compute from it. They hand stages over through a partitioned
- *        `cuda::pipeline`, never through `__syncthreads()`.
+ * @brief Chapter 03: gemm_warp_specialized, chapter 02's ring with its
+ *        roles split between producer and consumer warps.
  *
- * Chapter 02 made every thread both issue copies and compute, so each one
- * spent issue slots on address arithmetic, copies and pipeline bookkeeping
- * between its FMAs, and every stage hand-off involved all 256 threads. Here
- * PRODUCER_WARPS extra warps do all the copying; the 8 consumer warps run
- * the same compute step as chapters 01-02 (compute_tile()) on the same
- * BM x BN tile, and only wait when the ring is empty. The SM's four warp
- * schedulers interleave the two roles' instructions.
+ * PRODUCER_WARPS extra warps only copy tiles into the ring; the consumer
+ * warps only run chapter 01's compute step on them. They hand stages over
+ * through a partitioned `cuda::pipeline`, never through __syncthreads().
+ * variants.cu measures a third role, storer warps that write C.
  *
- * Parent: chapter 02 (02_double_buffer/kernel.cu); `make diff-03` shows
- * what this adds. A third role, storer warps that write C, is measured as
- * its own kernel in variants.cu (it cannot pay here: see the page).
- *
- * Knobs: BM BN BK MIN_BLOCKS as before, STAGES (ring depth) and
- * PRODUCER_WARPS (copying warps; the consumers are always the
- * (BM/8)*(BN/8) threads the tile needs).
+ * Parent: 02_double_buffer/kernel.cu. Knobs: make help.
  */
+
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>

@@ -1,25 +1,15 @@
 /**
  * @file 03_warp_specialized/kernel_tc.cu
  * @brief Chapter 03 on the tensor cores: warp_specialized_tc, chapter 02's
- *        double_buffer_tc with its roles split: a producer warpgroup only
- *        copies tiles into the ring, two consumer warpgroups only run
- *        wgmma on them, and they hand stages over through a partitioned
- *        `cuda::pipeline`, as kernel.cu's producer and consumer warps do.
+ *        double_buffer_tc with its roles split.
  *
- * The roles also differ in what they need: a consumer thread holds TC_ACC
- * FP32 accumulators (128 for the default 128 x 256 tile), a producer
- * thread a few addresses. The block's register file is shared out evenly
- * at launch (65536 / 384 threads: at most 168 each), too few for the
- * consumers and far more than the producers use. `setmaxnreg` moves them:
- * the producer warpgroup gives its registers back (down to
- * TC_PRODUCER_REGS) and the consumer warpgroups take them (up to
- * TC_CONSUMER_REGS), which is what lets the consumers keep a tile twice as
- * wide as double_buffer_tc's without spilling. It is part of the technique
- * here: only once the roles are in separate warpgroups can each get the
- * registers its role needs.
+ * A producer warpgroup only copies tiles into the ring, two consumer
+ * warpgroups only run wgmma on them, and they hand stages over through a
+ * partitioned `cuda::pipeline`, as kernel.cu's warps do. Once the roles are
+ * whole warpgroups each can have the registers it needs: `setmaxnreg`
+ * (regs.cuh) moves them from the producers to the consumers.
  *
- * Knobs: TC_BN, TC_STAGES as in chapter 02.
- * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
+ * Parent: 02_double_buffer/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -33,23 +23,19 @@
 
 #include "../01_naive/blocked_tc.cuh" /* the tile, mma_tile(), store_tile_tc() */
 #include "../02_double_buffer/async_copy_tc.cuh" /* issue_tile_tc(), stage_a_tc(), stage_b_tc() */
+#include "regs.cuh" /* LAUNCH_REGS(), CHECK_REG_SPLIT(), warpgroup_set_registers() */
 
-#if !defined(TC_STAGES)
-#error "TC_STAGES: set by the chapter's Makefile (make help lists it); build with make"
+#if !defined(TC_STAGES) || !defined(TC_PRODUCER_REGS) || !defined(TC_CONSUMER_REGS)
+#error "TC_STAGES TC_PRODUCER_REGS TC_CONSUMER_REGS: set by the chapter's Makefile (make help lists them); build with make"
 #endif
-static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
 #define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< the ring, + room to align to 1024 */
 
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
-#define TC_LAUNCH_REGS 168   /**< registers per thread at launch: 65536 / 384, rounded down to a multiple of 8 */
-#define TC_PRODUCER_REGS 40  /**< what a producer thread keeps */
-#define TC_CONSUMER_REGS 232 /**< what a consumer thread gets */
-static_assert(TC_LAUNCH_REGS == 65536 / TC_WS_THREADS / 8 * 8, "the even split of the register file at launch");
-static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS <= TC_WS_THREADS * TC_LAUNCH_REGS,
-              "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
+CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
-extern "C" const char gemm_warp_specialized_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES);
+extern "C" const char gemm_warp_specialized_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES)
+    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -90,7 +76,7 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
 
     if (producer) {
         // [producer]
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(TC_PRODUCER_REGS));
+        warpgroup_set_registers<TC_PRODUCER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* give most back */
         const bool a_vec = rows_aligned16_bf16(A, K), b_vec = rows_aligned16_bf16(B, N);
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % TC_STAGES;
@@ -111,7 +97,7 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
         // [producer]
     } else {
         // [consumer]
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(TC_CONSUMER_REGS));
+        warpgroup_set_registers<TC_CONSUMER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* take them */
         const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, t = threadIdx.x % WG_THREADS;
         float acc[TC_ACC] = {};
         for (int kt = 0; kt < tiles; ++kt) {

@@ -1,25 +1,16 @@
 /**
  * @file 04_persistent/kernel.cu
- * @brief Chapter 04: chapter 03's warp-specialized GEMM made persistent.
- *        About one block per SM stays resident and loops over output tiles
- *        that it takes from an atomic tile counter, in a grouped ("swizzled")
- *        order; its warps keep their roles for the whole kernel.
+ * @brief Chapter 04: gemm_persistent, chapter 03's warp-specialized GEMM
+ *        made persistent.
  *
- * In chapter 03 every block computed one tile and left: the producers'
- * ring started empty for every tile (pipeline fill), and the consumers'
- * stores of C were the last thing a block did (drain). Here a block's
- * producers start copying the next tile's stages while the consumers still
- * finish the current one.
+ * About one block per SM stays resident and takes output tiles from an
+ * atomic counter, in the grouped order of tile_order.cuh, so its producers
+ * copy the next tile's stages while its consumers finish the current one.
+ * variants.cu and pingpong.cu hold the epilogues the page measures.
  *
- * Parent: chapter 03 (03_warp_specialized/kernel.cu); `make diff-04` shows
- * what this adds. The alternatives the page measures (a residual epilogue,
- * storer warps that write tile t while the consumers compute t+1) are their
- * own kernels in variants.cu.
- *
- * Knobs: BM BN BK MIN_BLOCKS STAGES PRODUCER_WARPS as in chapter 03, and
- * GROUP (rows of tiles per group of the visiting order; 1 = plain row-major
- * order).
+ * Parent: 03_warp_specialized/kernel.cu. Knobs: make help.
  */
+
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
@@ -36,7 +27,6 @@
 
 #define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
 static_assert(WS_THREADS <= 1024, "too many threads per block");
-static_assert(GROUP >= 1, "GROUP must be at least 1");
 
 extern "C" const char gemm_persistent_knobs[] =
     KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(MIN_BLOCKS) KNOB(STAGES) KNOB(PRODUCER_WARPS)

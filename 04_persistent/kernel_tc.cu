@@ -1,26 +1,15 @@
 /**
  * @file 04_persistent/kernel_tc.cu
  * @brief Chapter 04 on the tensor cores: persistent_tc, chapter 03's
- *        warp_specialized_tc made persistent, as kernel.cu makes chapter
- *        03's FP32 kernel persistent: one block per SM stays resident and
- *        takes output tiles from an atomic tile counter, in the grouped
- *        order of tile_order.cuh; its warpgroups keep their roles (and
- *        their setmaxnreg split) for the whole kernel.
+ *        warp_specialized_tc made persistent.
  *
- * What it buys on the tensor cores is the overlap at the seams between
- * tiles. In chapter 03 each block's ring starts empty (the consumers wait
- * for the first tile's copies) and the consumers' stores of C, 128 KB of
- * FP32 per 128 x 256 tile, are the last thing a block does while its
- * producers idle. Here the producers go on to the next tile as soon as a
- * stage is free, so while the consumers store tile t the ring fills with
- * tile t+1's first stages.
+ * One block per SM stays resident and takes output tiles from an atomic
+ * counter, in the grouped order of tile_order.cuh; its warpgroups keep
+ * their roles and registers for the whole kernel, so the producers fill
+ * the ring with the next tile's first stages while the consumers store
+ * the last tile's C.
  *
- * Parent: chapter 03 (03_warp_specialized/kernel_tc.cu); `make diff-tc`
- * shows what this adds.
- *
- * Knobs: TC_BN, TC_STAGES as in chapter 03; GROUP as kernel.cu's (tile
- * rows of 128, as the FP32 kernel's).
- * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
+ * Parent: 03_warp_specialized/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -35,26 +24,21 @@
 
 #include "../01_naive/blocked_tc.cuh" /* the tile, mma_tile(), store_tile_tc() */
 #include "../02_double_buffer/async_copy_tc.cuh" /* issue_tile_tc(), stage_a_tc(), stage_b_tc() */
-#include "tile_order.cuh" /* tile_coords(): the grouped order */
+#include "../03_warp_specialized/regs.cuh" /* LAUNCH_REGS(), CHECK_REG_SPLIT(), warpgroup_set_registers() */
+#include "tile_order.cuh" /* grouped_tile_coords() */
 
-#if !defined(TC_STAGES) || !defined(GROUP)
-#error "TC_STAGES GROUP: set by the chapter's Makefile (make help lists them); build with make"
+#if !defined(TC_STAGES) || !defined(TC_GROUP) || !defined(TC_PRODUCER_REGS) || !defined(TC_CONSUMER_REGS)
+#error "TC_STAGES TC_GROUP TC_PRODUCER_REGS TC_CONSUMER_REGS: set by the chapter's Makefile (make help lists them); build with make"
 #endif
-static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
-static_assert(GROUP >= 1, "GROUP must be at least 1");
 #define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< the ring, + room to align to 1024 */
 
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
-#define TC_LAUNCH_REGS 168   /**< registers per thread at launch: 65536 / 384, rounded down to a multiple of 8 */
-#define TC_PRODUCER_REGS 40  /**< what a producer thread keeps */
-#define TC_CONSUMER_REGS 232 /**< what a consumer thread gets */
 #define TC_BAR_FETCH 2       /**< named barrier: the producers share the tile index just fetched */
-static_assert(TC_LAUNCH_REGS == 65536 / TC_WS_THREADS / 8 * 8, "the even split of the register file at launch");
-static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS <= TC_WS_THREADS * TC_LAUNCH_REGS,
-              "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
+CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
-extern "C" const char gemm_persistent_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(GROUP);
+extern "C" const char gemm_persistent_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_GROUP)
+    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -101,7 +85,7 @@ gemm_persistent_tc(int M, int N, int K, const uint16_t *__restrict__ A, const ui
 
     if (producer) {
         // [producer]
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(TC_PRODUCER_REGS));
+        warpgroup_set_registers<TC_PRODUCER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* give most back */
         const bool a_vec = rows_aligned16_bf16(A, K), b_vec = rows_aligned16_bf16(B, N);
         int s = 0; /* the stage the next acquire gets: the pipeline's order, tile after tile */
         for (int j = 0;; ++j) {
@@ -117,7 +101,7 @@ gemm_persistent_tc(int M, int N, int K, const uint16_t *__restrict__ A, const ui
             TRACE_END(t_fetch, TRACE_FETCH, t);
             if (t >= tiles) break;
             int tm, tn;
-            tile_coords(t, tiles_m, tiles_n, &tm, &tn);
+            grouped_tile_coords(t, tiles_m, tiles_n, TC_GROUP, &tm, &tn);
             for (int kt = 0; kt < k_tiles; ++kt) {
                 TRACE_BEGIN(t_wait);
                 // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
@@ -144,8 +128,8 @@ gemm_persistent_tc(int M, int N, int K, const uint16_t *__restrict__ A, const ui
         // [producer]
     } else {
         // [consumer]
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(TC_CONSUMER_REGS));
-        const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, lane = threadIdx.x % WG_THREADS;
+        warpgroup_set_registers<TC_CONSUMER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* take them */
+        const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, wg_thread = threadIdx.x % WG_THREADS;
         int s = 0;
         for (;;) {
             TRACE_BEGIN(t_first);
@@ -180,9 +164,9 @@ gemm_persistent_tc(int M, int N, int K, const uint16_t *__restrict__ A, const ui
                 s = (s + 1) % TC_STAGES;
             }
             int tm, tn;
-            tile_coords(t, tiles_m, tiles_n, &tm, &tn);
+            grouped_tile_coords(t, tiles_m, tiles_n, TC_GROUP, &tm, &tn);
             TRACE_BEGIN(t_store);
-            store_tile_tc(C, acc, tm * TC_BM, tn * TC_BN, M, N, wg, lane);
+            store_tile_tc(C, acc, tm * TC_BM, tn * TC_BN, M, N, wg, wg_thread);
             TRACE_END(t_store, TRACE_STORE, t);
         }
         // [consumer]

@@ -16,7 +16,6 @@
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
 #define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */
 #define BAR_FETCH 2 /**< named barrier: the producers share the tile index just fetched */
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(PRODUCER_WARPS >= 1 && (BM * BK / 4) % PRODUCER_THREADS == 0 &&
                   (BK * BN / 4) % PRODUCER_THREADS == 0,
               "the producer threads must split the A and B tiles evenly");

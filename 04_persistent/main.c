@@ -53,6 +53,8 @@ int main(int argc, char **argv)
 #ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
         {"warp_specialized_tc", .launch_tc = launch_gemm_warp_specialized_tc, .knobs = gemm_warp_specialized_tc_knobs},
         {"persistent_tc", .launch_tc = launch_gemm_persistent_tc, .knobs = gemm_persistent_tc_knobs},
+        /* static_tc.cu: the same in a fixed order, chapter 06's parent */
+        {"persistent_static_tc", .launch_tc = launch_gemm_persistent_static_tc, .knobs = gemm_persistent_static_tc_knobs},
 #endif
     };
     option_extra extras[] = {

@@ -1,15 +1,22 @@
 /**
  * @file 04_persistent/tile_order.cuh
  * @brief The order in which chapter 04's persistent kernels visit output
- *        tiles (kernel.cu and variants.cu): GROUP tile-rows at a time.
- *        Chapters 06 and 07's tensor-core kernels walk their pairs of
- *        tiles in the same order, with a group of their own (TC_GROUP).
+ *        tiles: GROUP tile-rows at a time (TC_GROUP on the tensor-core
+ *        line, whose kernels in 04, 06 and 07 walk their tiles this way).
  *
  * tile_coords() is there where GROUP is (chapter 04's knobs.h, or its
  * Makefile's -DGROUP).
  */
 #ifndef CH04_TILE_ORDER_CUH
 #define CH04_TILE_ORDER_CUH
+
+/* The group knobs of both lines, checked once here. */
+#ifdef GROUP
+static_assert(GROUP >= 1, "GROUP must be at least 1");
+#endif
+#ifdef TC_GROUP
+static_assert(TC_GROUP >= 1, "TC_GROUP must be at least 1");
+#endif
 
 /**
  * @brief Row and column of output tile number @p t in the grouped order,

@@ -30,6 +30,13 @@
 
 #include "../common/ptx.cuh" /* smem_addr() */
 
+/* The tensor-core cluster's knob, checked once here, in the tensor-core
+ * kernels (those that include blocked_tc.cuh first). */
+#if defined(TC_CLUSTER) && defined(CH01_BLOCKED_TC_CUH)
+static_assert(TC_CLUSTER == 1 || TC_CLUSTER == 2 || TC_CLUSTER == 4, "TC_CLUSTER must be 1, 2 or 4");
+static_assert(TC_BN / TC_PANEL_COLS % TC_CLUSTER == 0, "the blocks of a cluster copy whole 64-column panels of B");
+#endif
+
 /**
  * @brief Fill a cudaLaunchKernelEx() configuration for clusters of
  *        @p cluster blocks (host code; @p attr must outlive the launch).

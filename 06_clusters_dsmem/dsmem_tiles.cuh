@@ -17,7 +17,6 @@
 #define WS_THREADS (PRODUCER_THREADS + CONSUMER_THREADS) /**< threads per block */
 static_assert(CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4 || CLUSTER == 8,
               "CLUSTER must be 1, 2, 4 or 8 (the portable cluster sizes)");
-static_assert(STAGES >= 2 && STAGES <= 8, "STAGES must be 2..8");
 static_assert(WS_THREADS <= 1024, "too many threads per block");
 
 /* Block rank r of a cluster copies k rows [r*PART_K, (r+1)*PART_K) of each

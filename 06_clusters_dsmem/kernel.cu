@@ -1,43 +1,19 @@
 /**
  * @file 06_clusters_dsmem/kernel.cu
- * @brief Chapter 06: "load once, share through DSMEM". Chapter 03's
- *        warp-specialized GEMM launched as clusters of CLUSTER blocks that
- *        sit side by side along N; the blocks of a cluster need the same
- *        A tile at every step, so each copies 1/CLUSTER of it from global
- *        memory and hands that part to its peers, shared memory to shared
- *        memory.
+ * @brief Chapter 06: gemm_cluster, chapter 03's warp-specialized GEMM
+ *        launched as clusters of CLUSTER blocks that share their A tiles.
  *
- * In chapter 03, the blocks computing C tiles (m, n) and (m, n+1) both
- * read the same 128 x 32 A tile from L2 at every K step. Here block rank r
- * of a cluster copies k rows [r*PART_K, (r+1)*PART_K) of it, with chapter
- * 03's producers and copies (issue_tile(), cp.async), into its own stage.
- * In the transposed tile As[k][m] those rows are one contiguous run of
- * shared memory, so once they have landed one thread hands them to each
- * peer with one bulk copy between shared memories
- * (`cp.async.bulk.shared::cluster.shared::cta`), which the copy engine
- * carries out and counts on the peer's barrier. No thread stores into a
- * peer. The consumers run chapter 03's compute step on their own shared
- * memory, unchanged.
+ * The blocks of a cluster sit side by side along N and need the same A
+ * tile at every K step: each copies 1/CLUSTER of it and hands that part to
+ * its peers with one bulk copy between shared memories. A stage is then
+ * written by the whole cluster, so mbarriers that count the cluster's
+ * consumers replace the block-wide `cuda::pipeline` (cluster.cuh).
+ * variants.cu measures other ways of sharing.
  *
- * What changes is the hand-off. Stage s of a block is full when its own
- * copies have landed and the peers' parts have, and free only when the
- * consumers of every block of the cluster have read it (the peers read
- * this block's part through their copies of it). A `cuda::pipeline` spans
- * one block, so each block holds a full and an empty mbarrier per stage:
- * full[s] counts the producers' copies (`cp.async.mbarrier.arrive`) and
- * the peers' bytes (`mbarrier.expect_tx`), empty[s] the releases of the
- * whole cluster's consumers (06_clusters_dsmem/cluster.cuh).
- *
- * Parent: chapter 03 (03_warp_specialized/kernel.cu), not 04: a cluster
- * shares tiles between blocks that run side by side, one C tile each, which
- * chapter 03's blocks are; `make diff-06` shows what this adds. Sharing
- * through the threads' registers and DSMEM stores, and the book's "the
- * leader loads, the others read", are measured as kernels of their own in
- * variants.cu.
- *
- * Knobs: BM BN BK STAGES PRODUCER_WARPS as in chapter 03; CLUSTER (1, 2, 4
- * or 8 blocks per cluster; 1 = no sharing, the same code otherwise).
+ * Parent: 03_warp_specialized/kernel.cu (one C tile per block, as a
+ * cluster's blocks are). Knobs: make help.
  */
+
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
@@ -71,9 +47,9 @@ __device__ __forceinline__ void forward_part(float *smem, uint64_t *full, int s,
     /* The copies landed through the threads' view of shared memory (the
      * generic proxy); the copy engine reads through its own (the async
      * proxy): fence, so that it sees them. */
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    fence_proxy_async();
     /* Every producer's rows of the part, not only this thread's. */
-    asm volatile("bar.sync %0, %1;" ::"n"(BAR_PRODUCERS), "n"(PRODUCER_THREADS) : "memory");
+    named_barrier_sync(BAR_PRODUCERS, PRODUCER_THREADS);
     if (threadIdx.x == 0) {
         // ---- exercise 06.2: Hand this block's part of the A tile to every peer ----
         // hint: one bulk copy per peer q (every rank but this one): bulk_copy_to_peer() copies the

@@ -1,50 +1,20 @@
 /**
  * @file 06_clusters_dsmem/kernel_tc.cu
  * @brief Chapter 06 on the tensor cores: cluster_tc, chapter 04's
- *        persistent_tc launched as clusters of TC_CLUSTER blocks that work
- *        on vertically adjacent C tiles (same columns, consecutive 128-row
- *        bands), so that they need the same B tile at every K step: each
- *        copies 1/TC_CLUSTER of it from global memory and hands that part
- *        to its peers, shared memory to shared memory, as kernel.cu does
- *        with its A tiles.
+ *        persistent_static_tc launched as clusters of TC_CLUSTER blocks
+ *        that share their B tiles.
  *
- * Why B here and A in kernel.cu: a 128 x 256 tile's B tile (64 x 256 BF16,
- * 32 KB) is twice its A tile (128 x 64, 16 KB), so sharing B saves more
- * (a pair of blocks reads 2 x 16 + 32 KB per K step instead of 2 x 48).
- * On the FP32 line the FMAs bound the kernel and that traffic did not
- * matter; a tensor-core block eats a stage about seven times faster, and
- * the L2 -> SM traffic is what it waits on.
+ * The blocks of a cluster take vertically adjacent C tiles, so they need the
+ * same B tile at every K step: each copies 1/TC_CLUSTER of it and hands
+ * that part to its peers, shared memory to shared memory, with one bulk
+ * copy each (B, not A as in kernel.cu: a B tile is twice an A tile here).
+ * The peers' producers write into this block's stages, so a stage's empty
+ * barrier counts the whole cluster's consumers: mbarriers of the cluster
+ * replace the block-wide `cuda::pipeline`.
  *
- * A part of the B tile is TC_BN / 64 / TC_CLUSTER whole 64-column panels
- * of the swizzled layout: one contiguous run of shared memory that the
- * producer copies with cp.async (tile_chunks() with the part's width) and,
- * once it has landed, one thread hands to each peer with one bulk copy
- * between shared memories (`cp.async.bulk.shared::cluster.shared::cta`),
- * which lands at the same offset, and so in the same swizzle, there. The
- * hand-off lags one K step behind the copies, so that waiting for a part
- * to land never stops the producers from issuing the next one.
- *
- * A `cuda::pipeline` spans one block, so each block holds a full and an
- * empty mbarrier per stage, as kernel.cu: full[s] counts the producers'
- * copies (`cp.async.mbarrier.arrive`) and the peers' bytes
- * (`mbarrier.expect_tx`), empty[s] the releases of the whole cluster's
- * consumer warps (a peer's producer writes into this block's stage).
- *
- * Parent: chapter 04 (04_persistent/kernel_tc.cu), where kernel.cu's is
- * chapter 03. A tensor-core tile's epilogue is a large share of its time
- * and persistence is what overlaps it (chapter 04's page measures it);
- * built on chapter 03's kernel, this step would lose that and look slower
- * for a reason that has nothing to do with clusters. What changes with
- * the parent: the two blocks of a cluster must take the same pair of tiles,
- * so they walk a fixed order (the cluster's id, then every clusters-th
- * pair) instead of taking tickets from an atomic counter; every tile costs
- * the same here, so the queue balanced nothing. `make diff-tc` shows the
- * rest.
- *
- * Knobs: TC_BN, TC_STAGES as in chapter 04; TC_CLUSTER (blocks per
- * cluster along M; 1 = no sharing, the same code otherwise); TC_GROUP
- * (rows of cluster-tiles visited together, as chapter 04's GROUP).
- * Built for sm_90a only (make ARCH=sm_90a, the default on a Hopper GPU).
+ * Parent: 04_persistent/static_tc.cu (the blocks of a cluster must take
+ * the same tiles, which a fixed order gives them). Knobs: make help.
+ * Built for sm_90a only.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -59,37 +29,27 @@
 
 #include "../01_naive/blocked_tc.cuh" /* the tile, mma_tile(), store_tile_tc() */
 #include "../02_double_buffer/async_copy_tc.cuh" /* issue_tile_tc(), stage_a_tc(), stage_b_tc() */
+#include "../03_warp_specialized/regs.cuh" /* LAUNCH_REGS(), CHECK_REG_SPLIT(), warpgroup_set_registers() */
+#include "../04_persistent/tile_order.cuh" /* grouped_tile_coords() */
 #include "cluster.cuh" /* cluster-wide mbarriers, bulk_copy_to_peer(), cluster_launch_config() */
 
-#if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP)
-#error "TC_STAGES TC_CLUSTER TC_GROUP: set by the chapter's Makefile (make help lists them); build with make"
+#if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP) || !defined(TC_PRODUCER_REGS) || \
+    !defined(TC_CONSUMER_REGS)
+#error "TC_STAGES TC_CLUSTER TC_GROUP TC_PRODUCER_REGS TC_CONSUMER_REGS: set by the chapter's Makefile (make help lists them)"
 #endif
-#include "../04_persistent/tile_order.cuh" /* grouped_tile_coords(): chapter 04's order */
-
-static_assert(TC_STAGES >= 2 && TC_STAGES <= 8, "TC_STAGES must be 2..8");
-static_assert(TC_GROUP >= 1, "TC_GROUP must be at least 1");
-static_assert(TC_CLUSTER == 1 || TC_CLUSTER == 2 || TC_CLUSTER == 4, "TC_CLUSTER must be 1, 2 or 4");
-static_assert(TC_BN / 64 % TC_CLUSTER == 0, "the blocks of a cluster copy whole 64-column panels of B");
 #define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< the ring, + room to align to 1024 */
 #define TC_PART_COLS (TC_BN / TC_CLUSTER)       /**< columns of each B tile one block copies for the cluster */
 #define TC_PART_BYTES (TC_B_BYTES / TC_CLUSTER) /**< those columns: whole panels, one run of shared memory */
 
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
-#define TC_LAUNCH_REGS 168   /**< registers per thread at launch: 65536 / 384, rounded down to a multiple of 8 */
-/* Not chapter 04's 40 and 232: with 40, a producer thread that copies a
- * whole B tile (TC_CLUSTER=1) spills (ptxas -v); the consumers need no more
- * than 224. */
-#define TC_PRODUCER_REGS 56  /**< what a producer thread keeps */
-#define TC_CONSUMER_REGS 224 /**< what a consumer thread gets */
 #define TC_CONSUMER_WARPS (TC_CONSUMERS / 32) /**< warps that release a stage, one arrival each */
 #define TC_BAR_FORWARD 1     /**< named barrier: the producers' parts have landed */
-static_assert(TC_LAUNCH_REGS == 65536 / TC_WS_THREADS / 8 * 8, "the even split of the register file at launch");
-static_assert(TC_PRODUCERS * TC_PRODUCER_REGS + TC_CONSUMERS * TC_CONSUMER_REGS <= TC_WS_THREADS * TC_LAUNCH_REGS,
-              "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
+CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 extern "C" const char gemm_cluster_tc_knobs[] =
-    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP);
+    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP)
+    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -156,7 +116,7 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
 
     if (threadIdx.x < TC_PRODUCERS) {
         // [producer]
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(TC_PRODUCER_REGS));
+        warpgroup_set_registers<TC_PRODUCER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* give most back */
         const bool a_vec = rows_aligned16_bf16(A, K), b_vec = rows_aligned16_bf16(B, N);
         /* Each thread's copies of a K step are its own group, as in
          * kernel.cu: it waits for them itself before it hands them over. */
@@ -199,8 +159,8 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
         // [producer]
     } else {
         // [consumer]
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(TC_CONSUMER_REGS));
-        const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, lane = threadIdx.x % WG_THREADS;
+        warpgroup_set_registers<TC_CONSUMER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* take them */
+        const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, wg_thread = threadIdx.x % WG_THREADS;
         int it = 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
@@ -218,14 +178,14 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
                 TRACE_END(t_math, TRACE_COMPUTE, kt);
                 /* Release stage s in every block of the cluster, one arrival
                  * per warp: the peers' producers write their parts into it. */
-                if (lane % 32 == 0) {
+                if (wg_thread % 32 == 0) {
                     mbar_arrive_local(&empty[s]);
                     for (int q = 1; q < TC_CLUSTER; ++q)
                         mbar_arrive_cluster_reader(&empty[s], (rank + q) % TC_CLUSTER);
                 }
             }
             TRACE_BEGIN(t_store);
-            store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, lane);
+            store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, wg_thread);
             TRACE_END(t_store, TRACE_STORE, -1);
         }
         // [consumer]

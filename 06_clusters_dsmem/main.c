@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         /* variants.cu: the book's "leader loads, followers read through DSMEM" */
         {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
 #ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
-        {"persistent_tc", .launch_tc = launch_gemm_persistent_tc, .knobs = gemm_persistent_tc_knobs},
+        {"persistent_static_tc", .launch_tc = launch_gemm_persistent_static_tc, .knobs = gemm_persistent_static_tc_knobs},
         {"cluster_tc", .launch_tc = launch_gemm_cluster_tc, .knobs = gemm_cluster_tc_knobs},
 #endif
     };

@@ -1,52 +1,21 @@
 /**
  * @file 07_tma_multicast/kernel.cu
- * @brief Chapter 07: the Tensor Memory Accelerator. The warp-specialized
- *        ring of chapters 03 and 06, with the producer warps replaced by
- *        one thread that issues one TMA copy per tile, and then TMA
- *        multicast: one copy lands in every block of the cluster that
- *        needs the tile.
+ * @brief Chapter 07: gemm_tma and gemm_tma_multicast, chapter 06's
+ *        cluster ring fed by the Tensor Memory Accelerator, then with
+ *        multicast.
  *
- * Chapter 06's 128 producer threads issue a copy instruction for every 4
- * bytes of A and 16 of B, each with its own address arithmetic; only the
- * hand-off to the peer goes through a copy engine. A TMA copy is one
- * instruction for a whole tile: the tensor
- * map (made on the host, tensor_map.c) tells the copy engine the matrix's
- * shape and strides, the instruction names a tile by its coordinates,
- * and the engine moves the bytes and fills what lies outside the matrix
- * with zeros. The stage's full barrier learns how many bytes to expect
- * (`mbarrier.arrive.expect_tx`) and completes when they have landed.
+ * One producer thread issues one TMA copy per tile, named by coordinates
+ * in a tensor map made on the host (tensor_map.c); the stage's full
+ * barrier expects its bytes. With CLUSTER_M x CLUSTER_N > 1 each copy of a
+ * slice is multicast to every block of the cluster's row or column that
+ * needs it. With one copying thread the block becomes a producer
+ * warpgroup and two consumer warpgroups on a 256 x 128 tile, and
+ * `setmaxnreg` (regs.cuh) moves registers to the consumers. A^T is staged
+ * first (staging.cu); variants.cu keeps chapter 06's 128 x 128 block.
  *
- * With CLUSTER_M x CLUSTER_N > 1, the blocks of a cluster sit on a
- * CLUSTER_M x CLUSTER_N patch of C tiles. Blocks in one row of the patch
- * need the same A tile: each issues 1/CLUSTER_N of it with
- * `.multicast::cluster` to all of them. Blocks in one column need the same
- * B tile, shared the same way along the other dimension. Since a block's
- * stage is now written by its row's and column's producers, those blocks'
- * consumers must all have released it before any of them refills it: the
- * empty barrier counts arrivals from the whole row and column.
- *
- * One thread now does all the producing, so the block can change shape:
- * one producer warpgroup and two consumer warpgroups, each consumer thread
- * computing a 16 x 8 block of a 256 x 128 tile where chapters 01-06
- * compute 8 x 8 of 128 x 128. Six shared-memory reads then feed 128 FMAs
- * per k instead of four feeding 64. Chapter 06 keeps its 128 x 128 block
- * because a 256-row tile would double its producers' copy instructions,
- * which share the schedulers with the FMAs. `setmaxnreg` then moves most
- * of the producer warpgroup's registers to the consumers, within the
- * block's launch pool (warpgroup_set_registers()).
- *
- * TMA cannot transpose, so each call first writes A^T (staging.cu) and the
- * A tile arrives as chapters 01-06 store it (As[k][m]). variants.cu keeps
- * the same ring with chapter 06's 128 x 128 block, reading A transposed or
- * as it lies (the 128-byte swizzle, no transpose pass), and with a
- * cluster-scope release by the consumers.
- *
- * Parent: chapter 06 (06_clusters_dsmem/kernel.cu); `make diff-07` shows
- * what this changes.
- *
- * Knobs: STAGES; CLUSTER_M, CLUSTER_N (the multicast kernel's cluster;
- * 1 x 1 is the plain TMA kernel, which is always built as well).
+ * Parent: 06_clusters_dsmem/kernel.cu. Knobs: make help.
  */
+
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -60,6 +29,7 @@
 #include "../01_naive/guarded.cuh" /* store4_guarded(), rows_aligned16() */
 #include "../06_clusters_dsmem/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
+#include "../03_warp_specialized/regs.cuh" /* CHECK_REG_SPLIT(), warpgroup_set_registers() */
 #include "tensor_map.h" /* tma_map_2d(): tensor maps on the host */
 
 /* The block: one producer warpgroup, of which one thread issues the copies,
@@ -78,15 +48,7 @@
 #define STAGE_FLOATS (A_TILE_FLOATS + B_TILE_FLOATS) /**< one stage: 24 KB, a multiple of 128 bytes */
 #define TMA_SMEM ((size_t)STAGES * STAGE_FLOATS * sizeof(float) + 128) /**< + room to align to 128 B */
 static_assert(CONSUMER_THREADS == 256, "two consumer warpgroups");
-static_assert(PRODUCER_REGS % 8 == 0 && CONSUMER_REGS % 8 == 0 && PRODUCER_REGS >= 24 && CONSUMER_REGS <= 256,
-              "setmaxnreg takes multiples of 8 from 24 to 256");
-/* setmaxnreg.inc takes registers only from the block's own pool, the
- * registers it was launched with (TMA_THREADS x LAUNCH_REGS), not from the
- * rest of the SM's 65536: a split that needs more would wait forever. */
-#define LAUNCH_REGS 168 /**< registers per thread at launch: 65536 / TMA_THREADS, rounded down to a multiple of 8 */
-static_assert(LAUNCH_REGS == 65536 / TMA_THREADS / 8 * 8, "the even split of the register file at launch");
-static_assert(PRODUCER_THREADS * PRODUCER_REGS + CONSUMER_THREADS * CONSUMER_REGS <= TMA_THREADS * LAUNCH_REGS,
-              "the split fits the registers the block was launched with (setmaxnreg.inc would wait forever)");
+CHECK_REG_SPLIT(TMA_THREADS, PRODUCER_THREADS, PRODUCER_REGS, CONSUMER_REGS);
 static_assert(TMA_SMEM <= 227 * 1024, "the ring fits in the SM's shared memory");
 static_assert(BK % CLUSTER_M == 0 && BK % CLUSTER_N == 0, "the clusters' slices split the tiles evenly");
 
@@ -97,25 +59,6 @@ extern "C" const char gemm_tma_multicast_knobs[] =
     KNOB(BM) KNOB(BN) KNOB(BK) KNOB(TM) KNOB(TN) KNOB(STAGES) " CLUSTER=" STR(CLUSTER_M) "x" STR(CLUSTER_N) REGS_KNOBS;
 
 namespace cg = cooperative_groups;
-
-/**
- * @brief Hand registers back (`setmaxnreg.dec`) or take them
- *        (`setmaxnreg.inc`): every thread of the calling warpgroup leaves
- *        with @p Regs registers. Every thread starts with the LAUNCH_REGS
- *        (168) the kernel is compiled for, and the block's pool is those
- *        384 x 168: `.dec` returns registers to that pool, `.inc` takes them
- *        from it and waits until it holds enough (never from the rest of
- *        the SM). The one thread that issues TMA copies needs few, so its
- *        warpgroup gives them to the consumers.
- */
-template <int Regs>
-__device__ __forceinline__ void warpgroup_set_registers()
-{
-    if (Regs < LAUNCH_REGS)
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
-    else
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
-}
 
 /**
  * @brief Tile row of row @p i (0..15) of the thread's 16 x 8 block: four
@@ -129,8 +72,8 @@ __device__ __forceinline__ int block_row16(int i, int ty) { return (i / 4) * (BM
  *        stage (As[k][m], Bs[k][n]): chapter 01's compute step with twice
  *        the rows. Per k: six 16-byte shared-memory reads (four of A, two
  *        of B) feed 128 FMAs, where an 8 x 8 block needs four for 64.
- *        The 128 accumulators and the fragments fit the LAUNCH_REGS
- *        per thread the block is launched with; setmaxnreg gives the
+ *        The 128 accumulators and the fragments fit the registers per
+ *        thread the block is launched with; setmaxnreg gives the
  *        consumers more.
  */
 // [compute]
@@ -211,7 +154,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
 
     if (threadIdx.x < PRODUCER_THREADS) {
         // [producer]
-        warpgroup_set_registers<PRODUCER_REGS>();
+        warpgroup_set_registers<PRODUCER_REGS, LAUNCH_REGS(TMA_THREADS)>();
         if (threadIdx.x == 0) {
             /* This block's slices: rows [cx*BK/CN, ...) of the A^T tile go to its
              * row of the cluster; rows [cy*BK/CM, ...) of the B tile to its column. */
@@ -252,7 +195,7 @@ __global__ void __launch_bounds__(TMA_THREADS, 1) gemm_tma(int M, int N, int K, 
         // [producer]
     } else {
         // [consumer]
-        warpgroup_set_registers<CONSUMER_REGS>();
+        warpgroup_set_registers<CONSUMER_REGS, LAUNCH_REGS(TMA_THREADS)>();
         const int ctid = threadIdx.x - PRODUCER_THREADS;
         const int tx = ctid % (BN / TN), ty = ctid / (BN / TN);
         float acc[TM][TN] = {};

@@ -30,6 +30,8 @@ int main(int argc, char **argv)
 #ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
         {"cluster_tc", .launch_tc = launch_gemm_cluster_tc, .knobs = gemm_cluster_tc_knobs},
         {"tma_multicast_tc", .launch_tc = launch_gemm_tma_multicast_tc, .knobs = gemm_tma_multicast_tc_knobs},
+        /* store_tc.cu: the lesson with C stored by TMA, the step after it */
+        {"tma_store_tc", .launch_tc = launch_gemm_tma_store_tc, .knobs = gemm_tma_store_tc_knobs},
 #endif
     };
     const gemm_chapter chapter = {

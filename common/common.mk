@@ -25,6 +25,8 @@
 #               TUTORIAL_TC, and main.c lists their kernels under it
 #   TC_PARENT   the chapter whose kernel_tc.cu its kernel_tc.cu extends,
 #               where that is not PARENT
+#   TC_PARENT_FILE  the file of that chapter its kernel_tc.cu extends, where
+#               that is not its kernel_tc.cu (06: 04_persistent/static_tc.cu)
 # On the command line:
 #   ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75   GPU target (common/arch.mk picks one)
 #   DEBUG=1     device debug build (-G), host -O0 -g
@@ -43,6 +45,13 @@ NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 # in /usr/local/bin, say, has none there: then /usr/local/cuda)
 CUDA_HOME ?= $(or $(patsubst %/include/cuda_runtime_api.h,%,$(wildcard $(patsubst %/bin/nvcc,%,$(realpath \
   $(NVCC)))/include/cuda_runtime_api.h)),/usr/local/cuda)
+
+# The consumers' share of a warp-specialized block's registers, derived from
+# the producers': $(call split_consumer_regs,threads,producer threads,
+# producer registers) is what each consumer thread can take (setmaxnreg; the
+# kernels check a split with 03_warp_specialized/regs.cuh's CHECK_REG_SPLIT).
+split_consumer_regs = $(shell t=$(1); p=$(2); r=$(3); l=$$((65536 / t / 8 * 8)); \
+  c=$$(((t * l - p * r) / (t - p) / 8 * 8)); echo $$((c > 256 ? 256 : c)))
 
 MIN_CC ?= 75
 MIN_CC_FOR ?= CUDA 13, which builds nothing older
@@ -208,18 +217,27 @@ else
 endif
 
 TC_PARENT ?= $(PARENT)
+TC_PARENT_FILE ?= ../$(strip $(TC_PARENT))/kernel_tc.cu
 # `make diff-tc`: the same for the tensor-core line, kernel_tc.cu against the
-# parent's (chapter 01's is the line's start).
+# parent's (chapter 01's is the line's start): TC_PARENT_FILE, the parent
+# chapter's kernel_tc.cu unless the chapter names another step of it.
 diff-tc:
 ifeq ($(wildcard kernel_tc.cu),)
 	@echo "$(CHAPTER_LABEL) has no tensor-core kernel"
-else ifeq ($(wildcard ../$(strip $(TC_PARENT))/kernel_tc.cu),)
+else ifeq ($(wildcard $(TC_PARENT_FILE)),)
 	@echo "$(CHAPTER_LABEL)'s kernel_tc.cu starts the tensor-core line: it has no parent"
 else
-	@bash -c 'diff -u --label ../$(strip $(TC_PARENT))/kernel_tc.cu --label kernel_tc.cu \
-	  <(awk -v mode=clean -f $(REGIONS_AWK) ../$(strip $(TC_PARENT))/kernel_tc.cu) \
+	@bash -c 'diff -u --label $(TC_PARENT_FILE) --label kernel_tc.cu \
+	  <(awk -v mode=clean -f $(REGIONS_AWK) $(TC_PARENT_FILE)) \
 	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel_tc.cu); test $$? -le 1'
 endif
+
+# `make diff-NAME`, for a step after the lesson in its own file (NAME.cu,
+# e.g. 04's static_tc.cu, 07's store_tc.cu): that file against the lesson's
+# kernel_tc.cu, the kernel it extends.
+STEP_CU := $(filter-out kernel_tc.cu ../%,$(TC_CU))
+$(foreach f,$(STEP_CU),$(eval diff-$(basename $(f)): ; @bash -c 'diff -u --label kernel_tc.cu --label $(f) \
+  <(awk -v mode=clean -f $(REGIONS_AWK) kernel_tc.cu) <(awk -v mode=clean -f $(REGIONS_AWK) $(f)); test $$$$? -le 1'))
 
 # `make help`: the targets, and each knob with its default and meaning as
 # written on its `NAME ?= default  # meaning` line above.
@@ -230,7 +248,7 @@ help:
 	@$(if $(wildcard kernel_tc.cu),echo "          diff-tc (the tensor-core kernel, kernel_tc.cu, against its parent's; built for sm_90a only)")
 	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
 	@echo "knobs (default, meaning):"
-	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?= *\([^ #]*\) *#* *\(.*\)/  $(k)=\1	\2/p' $(CHAPTER_MAKEFILE) | expand -t 22;)
+	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?=[^#]*#* *\(.*\)/  $(k)=$(strip $($(k)))	\1/p' $(CHAPTER_MAKEFILE) | expand -t 26;)
 	@echo "shared memory: $(ARCH) lets a block have $(SMEM_PER_BLOCK) B (make smem: what each kernel asks for)"
 	@$(if $(strip $(KNOBS_$(SMEM_CLASS))),echo "          so these defaults change on $(ARCH): $(strip $(KNOBS_$(SMEM_CLASS)))")
 	@$(if $(TOO_BIG),echo "          and no setting fits $(TOO_BIG) there: ./run leaves it out on such a GPU")

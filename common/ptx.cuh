@@ -36,4 +36,16 @@ __device__ __forceinline__ void named_barrier_sync(int id, int nthreads)
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(nthreads) : "memory");
 }
 
+/**
+ * @brief Makes this thread's earlier shared-memory writes, made through the
+ *        generic proxy (ordinary stores), visible to the async
+ *        proxy that the tensor cores and the copy engines (TMA, bulk
+ *        copies) read through: between writing shared memory and the
+ *        barrier after which such a unit reads it.
+ */
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
 #endif

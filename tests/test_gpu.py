@@ -410,6 +410,53 @@ def test_smem_fits_same_class(arch, say):
     check_smem(arch, say)
 
 
+def listed_settings(ch):
+    """Every knob setting a chapter's Makefile or test settings name, as
+    (kernel or None, [K=V, ...]): the bench, sanitizer and profile variants,
+    the knobs test, the extra check builds, and the Makefile's `make K=V`
+    example lines."""
+    s = chapter_settings(ch)
+    out = []
+    for v in s["BENCH_VARIANTS"] + s["SANITIZE_VARIANTS"] + s["PROFILE_VARIANTS"]:
+        kernel, _, kv = v.rpartition(":")
+        out.append((kernel or None, kv.split(",")))
+    out.append((None, s["KNOBS_TEST"]))
+    out += [(None, b.split(":")[0].split(",")) for b in s["CHECK_BUILDS"]]
+    for line in open(os.path.join(TREE, ch, "Makefile")):
+        m = re.match(r"#\s+make\s+((?:[A-Z_]+=\S+\s*)+)", line)
+        if m:
+            out.append((None, m.group(1).split()))
+    return out
+
+
+@pytest.mark.parametrize("ch", per_chapter())
+@full
+@no_handout
+def test_listed_settings_build(ch, say):
+    """Every setting a Makefile or a test names builds: the PTX of the
+    chapter's own files for sm_90a (where a setting names a kernel, of the
+    file that defines it), so a static_assert between knobs that depend on
+    each other stops no listed setting."""
+    own = sh(["make", "-s", "--no-print-directory", "-C", ch, "ARCH=sm_90a", "print-OWN_CU"])[1].split()
+    tc = [f for f in own if "TC_BM" in open(os.path.join(TREE, ch, f)).read() or f.endswith("_tc.cu")]
+    bad, seen = [], set()
+    for i, (kernel, kv) in enumerate(listed_settings(ch)):
+        if (kernel, tuple(kv)) in seen:
+            continue
+        seen.add((kernel, tuple(kv)))
+        files = [f for f in own if kernel and re.search(rf"\bgemm_{kernel}\(", open(os.path.join(TREE, ch, f)).read())]
+        if not files:  # a TC_ knob reaches the tensor-core files only, another knob the others only
+            is_tc = {k.startswith("TC_") for k in (x.split("=")[0] for x in kv)}
+            files = tc if is_tc == {True} else [f for f in own if f not in tc] if is_tc == {False} else own
+        ptx = " ".join(f[:-3] for f in files)
+        rc, out = sh(["make", "--no-print-directory", "-C", ch, "ARCH=sm_90a", f"BUILD=build/listed/{i}",
+                      f"PTX_FILES={ptx}", "ptx"] + kv)
+        say(f"{kernel or '-'} {' '.join(kv)} ({ptx}): exit {rc}")
+        if rc != 0:
+            bad.append(f"{kernel or ''} {' '.join(kv)}: {out[-600:]}")
+    assert not bad, bad
+
+
 # tests/lib.sh's ARCH_BUILDS: the what-runs-where table (docs/gen_pages.py) reads the same list
 ARCH_BUILDS = [tuple(b.split(":")) for b in
                sh(["bash", "-c", '. tests/lib.sh; printf "%s\\n" "${ARCH_BUILDS[@]}"'])[1].split()]

@@ -76,6 +76,12 @@ def test_ptx_has_the_technique(ch, say):
             hit = re.search(p.replace("[[:space:]]", r"\s"), ptx) is not None
             say(("found     " if hit else "MISSING   ") + p + " (kernel_tc)")
             bad += [] if hit else [p]
+    for rule in s["PTX_MUST_STEP"]:
+        f, p = rule.split(":", 1)
+        ptx = open(os.path.join(TREE, ch, "build", f + ".ptx")).read()
+        hit = re.search(p.replace("[[:space:]]", r"\s"), ptx) is not None
+        say(("found     " if hit else "MISSING   ") + p + f" ({f})")
+        bad += [] if hit else [rule]
     assert not bad, f"PTX rules that fail: {bad}"
 
 
@@ -83,7 +89,8 @@ def test_ptx_has_the_technique(ch, say):
 
 @ch_param
 def test_knob_has_one_home(ch, say):
-    """A knob's one home is its Makefile line `KNOB ?= default  # meaning`:
+    """A knob's one home is its Makefile line `KNOB ?= default  # meaning`
+    (the default a value or a make expression, derived from other knobs):
     no source defines it (but after an #undef), and no knobs string types
     its name and value (KNOB(NAME) records them)."""
     mk = open(os.path.join(TREE, ch, "Makefile")).read()
@@ -91,7 +98,7 @@ def test_knob_has_one_home(ch, say):
             glob.glob(os.path.join(TREE, ch, "*.h")) + glob.glob(os.path.join(TREE, ch, "demos", "*"))]
     bad = []
     for k in knobs(ch):
-        n = len(re.findall(rf"^{k} +\?= *[^ #]+ *# *[^ ]", mk, re.M))
+        n = len(re.findall(rf"^{k} +\?= *(\$\(.*\)|[^ #]+) *# *[^ ]", mk, re.M))
         say(f"{k}: {n} Makefile line(s) with a default and a meaning")
         if n != 1:
             bad.append(f"{k}: {n} Makefile lines")

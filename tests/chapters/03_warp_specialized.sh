@@ -67,4 +67,4 @@ CHECK_PTX=('03.1 - atom\.add\.relaxed\.cta'
 CHECK_GPU=("03.3@variants where the consumers release (the storers' barriers arrive after the reads too)")
 
 # The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
-KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2 TC_BN=128 TC_STAGES=3)
+KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2 TC_BN=128 TC_STAGES=3 TC_PRODUCER_REGS=56 TC_CONSUMER_REGS=224)

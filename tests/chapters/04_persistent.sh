@@ -12,23 +12,23 @@ QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the task demonstration out; the sanitizers
 # run both parts, with fewer tasks.
-SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,persistent_pingpong,cublas,warp_specialized_tc,persistent_tc,cublas_bf16)
+SHAPE_ARGS=(--only warp_specialized,persistent,persistent_residual,persistent_storer,persistent_storer_residual,persistent_pingpong,cublas,warp_specialized_tc,persistent_tc,persistent_static_tc,cublas_bf16)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --tasks 50 --spawn-roots 20 --spawn-depth 30)
 # Cases beyond the GEMM shapes: task counts (comma-separated arguments)...
 # (spawn: a single task; a few narrow trees up to 1,000 deep; many shallow ones)
-GPU_CASES=(--m=4096,--n=4096,--k=32,--only=persistent+persistent_residual+persistent_storer+persistent_storer_residual+persistent_pingpong+persistent_tc
+GPU_CASES=(--m=4096,--n=4096,--k=32,--only=persistent+persistent_residual+persistent_storer+persistent_storer_residual+persistent_pingpong+persistent_tc+persistent_static_tc
            --tasks=1,--only=tasks --tasks=7,--only=tasks --tasks=1000,--only=tasks
            --tasks=10000,--only=tasks,--reps=2
            --only=spawn,--spawn-roots=1,--spawn-depth=0 --only=spawn,--spawn-roots=5,--spawn-depth=1000
            --only=spawn,--spawn-roots=20000,--spawn-depth=20)
 QUICK_CASES=(--tasks=7,--only=tasks --only=spawn,--spawn-roots=5,--spawn-depth=1000
-             --m=4096,--n=4096,--k=32,--only=persistent+persistent_residual+persistent_storer+persistent_storer_residual+persistent_pingpong+persistent_tc)
+             --m=4096,--n=4096,--k=32,--only=persistent+persistent_residual+persistent_storer+persistent_storer_residual+persistent_pingpong+persistent_tc+persistent_static_tc)
 # A K loop shorter than the ring with more output tiles than resident blocks
 # (the quick case above): each block takes several tiles and its producers
 # run a whole tile ahead of its consumers, the only case where the tile
 # number and the ticket hand-offs can go wrong. Under racecheck too (full
 # tier): a tile number written before the stage's acquire shows there only.
-SANITIZE_CASES=(racecheck:--m=2304,--n=4096,--k=32,--only=persistent+persistent_pingpong+persistent_tc)
+SANITIZE_CASES=(racecheck:--m=2304,--n=4096,--k=32,--only=persistent+persistent_pingpong+persistent_tc+persistent_static_tc)
 # ... and runs that must end with a given exit code (CODE:arguments)
 GPU_EXIT_CASES=(1:--skip-reset,--only=tasks,--tasks=100)
 
@@ -40,9 +40,9 @@ BENCH_DEMO_ARGS=(--only=spawn,--spawn-roots=2048,--spawn-depth=200
 BENCH_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 STAGES=6 PRODUCER_WARPS=8
                 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
                 persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4
-                persistent_tc:GROUP=1 persistent_tc:GROUP=16 persistent_tc:TC_STAGES=3)
+                persistent_tc:TC_GROUP=1 persistent_tc:TC_GROUP=16 persistent_tc:TC_STAGES=3)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
-BENCH_ALSO_8192=warp_specialized_tc,persistent_tc,cublas_bf16
+BENCH_ALSO_8192=warp_specialized_tc,persistent_tc,persistent_static_tc,cublas_bf16
 # Storer warps hand C over through cuda::barriers, and with the residual
 # fetch R into it with asynchronous copies: memcheck and racecheck on four
 # storers too (the default build's variants, with one, run under all four tools).
@@ -97,4 +97,4 @@ CHECK_GPU=("04.1 which threads take a ticket (one, or every producer: the same a
 
 # The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6 TC_BN=128
-            TC_STAGES=3)
+            TC_STAGES=3 TC_GROUP=4 TC_PRODUCER_REGS=56 TC_CONSUMER_REGS=224)

@@ -13,12 +13,12 @@ PTX_MUST_NOT=()
 PTX_MUST_TC=('wgmma\.mma_async\.sync\.aligned\.m64n(128|256)k16\.f32\.bf16\.bf16' 'cp\.async\.cg\.shared\.global.*16'
              'cp\.async\.mbarrier\.arrive\.noinc'
              'cp\.async\.bulk\.shared::cluster\.shared::cta\.mbarrier::complete_tx::bytes' 'mbarrier\.expect_tx'
-             'mbarrier\.arrive\.shared::cluster' 'setmaxnreg\.inc\.sync\.aligned\.u32 224')
+             'mbarrier\.arrive\.shared::cluster' 'setmaxnreg\.inc\.sync\.aligned\.u32 232')
 PIPELINE_API=1
 QUICK_SANITIZER=racecheck
 
 # The GEMM shape tests leave the demonstrations out; the sanitizers run both, smaller.
-SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_registers,cluster_fenced,cluster_leader,cublas,persistent_tc,cluster_tc,cublas_bf16)
+SHAPE_ARGS=(--only warp_specialized,persistent,cluster,cluster_registers,cluster_fenced,cluster_leader,cublas,persistent_static_tc,cluster_tc,cublas_bf16)
 SANITIZE_ARGS=(--m 130 --n 200 --k 70 --elements 100000 --rounds 20 --pings 100)
 GPU_CASES=(--elements=1,--only=clusters --elements=1000003,--rounds=3,--pings=5,--only=clusters)
 QUICK_CASES=(--elements=1000003,--rounds=3,--pings=5,--only=clusters)
@@ -26,12 +26,12 @@ GPU_EXIT_CASES=(4:--bad-cluster-grid,--only=clusters 5:--divergent-cluster-sync,
 
 BENCH_KERNEL=cluster
 # at 8192^3 also the parent's kernel, in the same run
-BENCH_ALSO_8192=warp_specialized,persistent_tc,cluster_tc,cublas_bf16
+BENCH_ALSO_8192=warp_specialized,persistent_static_tc,cluster_tc,cublas_bf16
 BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8 PRODUCER_WARPS=8
                 cluster_tc:TC_CLUSTER=1 cluster_tc:TC_CLUSTER=4 cluster_tc:TC_GROUP=4 cluster_tc:TC_BN=128,TC_STAGES=6)
 SANITIZE_VARIANTS=(CLUSTER=1 CLUSTER=4 cluster_tc:TC_CLUSTER=4)
 
-PROFILE_KERNELS=warp_specialized,cluster,cluster_registers,cublas,persistent_tc,cluster_tc,cublas_bf16
+PROFILE_KERNELS=warp_specialized,cluster,cluster_registers,cublas,persistent_static_tc,cluster_tc,cublas_bf16
 PROFILE_VARIANTS=(CLUSTER=1 CLUSTER=4 cluster_tc:TC_CLUSTER=1)
 
 # --trace (TRACE=1 builds): the arguments of the committed trace's run
@@ -63,4 +63,5 @@ CHECK_GPU=("06.2 which peer gets the part, from which row (a register operand)"
 
 # The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded);
 # the register variants need BM / CLUSTER x BK / 4 to split over their 256 producers.
-KNOBS_TEST=(BM=64 BN=64 BK=64 STAGES=3 PRODUCER_WARPS=2 CLUSTER=4 TC_BN=128 TC_STAGES=3 TC_CLUSTER=1 TC_GROUP=2)
+KNOBS_TEST=(BM=64 BN=64 BK=64 STAGES=3 PRODUCER_WARPS=2 CLUSTER=4 TC_BN=128 TC_STAGES=3 TC_CLUSTER=1 TC_GROUP=2
+            TC_PRODUCER_REGS=64 TC_CONSUMER_REGS=216)
