@@ -66,8 +66,11 @@ gemm_persistent_static_tc(int M, int N, int K, const uint16_t *__restrict__ A, c
 
     /* Roles go by whole warpgroups: setmaxnreg and wgmma both act on them. */
     const bool producer = threadIdx.x < TC_PRODUCERS;
+    // ---- exercise 03.1: Tell the pipeline which threads produce and which consume ----
     auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state,
                                     producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+    // stub: auto pipe = cuda::make_pipeline(cg::this_thread_block(), &state);
+    // ---- end of exercise 03.1 ----
 
     if (producer) {
         // [producer]
@@ -79,12 +82,16 @@ gemm_persistent_static_tc(int M, int N, int K, const uint16_t *__restrict__ A, c
             grouped_tile_coords(t, tiles_m, tiles_n, TC_GROUP, &tm, &tn);
             for (int kt = 0; kt < k_tiles; ++kt) {
                 TRACE_BEGIN(t_wait);
+                // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
                 pipe.producer_acquire(); /* wait until the consumers released stage s */
+                // ---- end of exercise 03.2 ----
                 TRACE_END(t_wait, TRACE_WAIT_EMPTY, t);
                 TRACE_BEGIN(t_issue);
                 issue_tile_tc<TC_PRODUCERS>(stage_a_tc(ring, s), stage_b_tc(ring, s), A, B, M, N, K, tm * TC_BM,
                                             tn * TC_BN, kt * TC_BK, a_vec, b_vec, threadIdx.x);
+                // ---- exercise 03.2: The producers' hand-offs: take a free stage, publish a full one ----
                 pipe.producer_commit(); /* stage s is full once these copies land */
+                // ---- end of exercise 03.2 ----
                 TRACE_END(t_issue, TRACE_ISSUE, t);
                 s = (s + 1) % TC_STAGES;
             }
@@ -99,14 +106,18 @@ gemm_persistent_static_tc(int M, int N, int K, const uint16_t *__restrict__ A, c
             float acc[TC_ACC] = {};
             for (int kt = 0; kt < k_tiles; ++kt) {
                 TRACE_BEGIN(t_wait);
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_wait(); /* stage kt of tile t has landed */
+                // ---- end of exercise 03.3 ----
                 TRACE_END(t_wait, TRACE_WAIT_FULL, t);
                 TRACE_BEGIN(t_math);
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
                 wgmma_wait(0); /* the tensor cores are done reading stage s */
                 wgmma_touch(acc, TC_ACC);
                 TRACE_END(t_math, TRACE_COMPUTE, t);
+                // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_release(); /* the producers may refill stage s */
+                // ---- end of exercise 03.3 ----
                 s = (s + 1) % TC_STAGES;
             }
             int tm, tn;

@@ -157,10 +157,11 @@ class Built:
 
 
 def ptx_files(ch):
-    """The PTX the tests read: kernel.cu's and kernel_tc.cu's (PTX_MUST), and
-    that of every file holding a region (make check-NN's PTX part)."""
+    """The PTX the tests read: kernel.cu's and kernel_tc.cu's (PTX_MUST), a
+    step's own file's (PTX_MUST_STEP), and that of every file holding a
+    region (make check-NN's PTX part)."""
     s = chapter_settings(ch)
-    files = {"kernel"} | {e.split()[1] for e in s["CHECK_FILES"]}
+    files = {"kernel"} | {e.split()[1] for e in s["CHECK_FILES"]} | {r.split(":")[0] for r in s["PTX_MUST_STEP"]}
     if os.path.exists(os.path.join(TREE, ch, "kernel_tc.cu")):
         files.add("kernel_tc")
     return " ".join(sorted(files))
