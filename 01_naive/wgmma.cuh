@@ -43,6 +43,12 @@ __device__ __forceinline__ uint32_t sw128_offset(int row, int chunk)
     return (uint32_t)(row * SW128_ROW_BYTES + ((chunk ^ (row & 7)) << 4));
 }
 
+/* The descriptor's fields (PTX ISA, "Matrix Descriptor Format"). */
+#define DESC_ADDR_BITS 0x3FFFFu        /**< the address field keeps bits 4-17 of a shared-memory address (the 256 KB window) */
+#define DESC_LBO_SHIFT 16               /**< bits 16-29: leading-dimension byte offset / 16 */
+#define DESC_SBO_SHIFT 32               /**< bits 32-45: stride byte offset / 16 */
+#define DESC_SWIZZLE_128B (1ull << 62)  /**< bits 62-63, the layout: 1 = 128-byte swizzle */
+
 /**
  * @brief A shared-memory matrix descriptor, 128-byte swizzle (PTX ISA,
  *        "Matrix Descriptor Format"): the tile's address, and in bytes the
@@ -55,10 +61,6 @@ __device__ __forceinline__ uint32_t sw128_offset(int row, int chunk)
  * (A: within a row) or 2048 (B: 16 rows); the hardware applies the swizzle
  * to the final address, which is why tiles start at a multiple of 1024.
  */
-#define DESC_ADDR_BITS 0x3FFFFu        /**< the address field keeps bits 4-17 of a shared-memory address (the 256 KB window) */
-#define DESC_LBO_SHIFT 16               /**< bits 16-29: leading-dimension byte offset / 16 */
-#define DESC_SBO_SHIFT 32               /**< bits 32-45: stride byte offset / 16 */
-#define DESC_SWIZZLE_128B (1ull << 62)  /**< bits 62-63, the layout: 1 = 128-byte swizzle */
 __device__ __forceinline__ uint64_t wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
 {
     return (uint64_t)((addr & DESC_ADDR_BITS) >> 4) | (uint64_t)(lbo >> 4) << DESC_LBO_SHIFT |
@@ -104,7 +106,7 @@ __device__ __forceinline__ void wgmma_touch(float *d, int n)
 #define WGMMA_SCALE_B "1" /**< imm-scale-b: B not negated */
 #define WGMMA_TRANS_A "0" /**< imm-trans-a: A K-major, as it lies (row-major) */
 #define WGMMA_TRANS_B "1" /**< imm-trans-b: B N-major (row-major B) */
-#define WGMMA_IMMEDIATES WGMMA_SCALE_A ", " WGMMA_SCALE_B ", " WGMMA_TRANS_A ", " WGMMA_TRANS_B
+#define WGMMA_IMMEDIATES WGMMA_SCALE_A ", " WGMMA_SCALE_B ", " WGMMA_TRANS_A ", " WGMMA_TRANS_B /**< the four, in order */
 
 /**
  * @brief d (64 x 128, FP32) = A (64 x 16) x B (16 x 128) + (@p accumulate ? d : 0):
