@@ -818,7 +818,8 @@ GENERATED = re.compile(r"<!-- ((results|metrics|demo|trace-cost)-table:|(hardwar
 
 
 def pages():
-    out = ["README.md"] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("[0-9][0-9]_*/README.md"))
+    out = (["README.md"] + sorted(glob.glob("docs/*.md")) + sorted(glob.glob("[0-9][0-9]_*/README.md")) +
+           sorted(glob.glob("[0-9][0-9]_*/NOTES.md")))
     return [p for p in out if os.path.isfile(p) and GENERATED.search(open(p).read())]
 
 

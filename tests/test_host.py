@@ -277,6 +277,21 @@ def test_figures_up_to_date(say):
     assert rc == 0, out[-3000:]
 
 
+def test_pages_in_one_sitting(say):
+    """Every chapter page and the instructor's page hold at most
+    docs/page_words.py's LIMIT words of prose (code, tables and markers left
+    out): the deep dives live on the chapter's NOTES.md. The count itself is
+    checked on a page made to be over the limit, so the test can fail."""
+    rc, out = sh(["python3", "docs/page_words.py", "--check"])
+    say(out)
+    assert rc == 0, out
+    big = os.path.join(WORK, "words-test.md")
+    with open(big, "w") as f:
+        f.write("```\ncode not counted\n```\n| a | table |\n<!-- a marker -->\n" + "word " * 5001 + "\n")
+    rc, out = sh(["python3", "docs/page_words.py", big])
+    assert out.split()[0] == "5001", out
+
+
 @pytest.mark.skipif(shutil.which("doxygen") is None, reason="doxygen is not installed; .ci/run installs it")
 def test_docs_build(say):
     """The site builds without warnings, and a chapter's macros link to its
