@@ -21,6 +21,9 @@ BENCH_VARIANTS=(BM=128,BN=128,BK=8,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=2
                 BM=128,BN=64,BK=16,MIN_BLOCKS=3 BM=64,BN=64,BK=16,MIN_BLOCKS=4
                 BM=128,BN=256,BK=16,MIN_BLOCKS=1
                 blocked_tc:TC_BN=256)
+# the variants within 3% of the default at 4096^3 (H100 bench): tests/ab.sh times them again,
+# interleaved with the default build, round after round
+AB_VARIANTS=(BM=128,BN=128,BK=8,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=2 BM=128,BN=128,BK=16,MIN_BLOCKS=1)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
 BENCH_ALSO_8192=blocked_tc,cublas_bf16
 

@@ -17,6 +17,9 @@ BENCH_KERNEL=double_buffer
 BENCH_VARIANTS=(BK=8,STAGES=2 BK=8,STAGES=3 BK=16,STAGES=2 BK=16,STAGES=3
                 BK=32,STAGES=2 BK=32,STAGES=3 BK=32,STAGES=4
                 double_buffer_tc:TC_STAGES=2 double_buffer_tc:TC_STAGES=4 double_buffer_tc:TC_BN=256,TC_STAGES=4)
+# the variants within 3% of the default at 4096^3 (H100 bench): tests/ab.sh times them again,
+# interleaved with the default build, round after round
+AB_VARIANTS=(BK=32,STAGES=2 BK=32,STAGES=3 double_buffer_tc:TC_STAGES=2 double_buffer_tc:TC_BN=256,TC_STAGES=4)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
 BENCH_ALSO_8192=blocked_tc,double_buffer_tc,cublas_bf16
 

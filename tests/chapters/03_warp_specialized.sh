@@ -18,6 +18,9 @@ BENCH_VARIANTS=(PRODUCER_WARPS=1,STAGES=4 PRODUCER_WARPS=2,STAGES=4 PRODUCER_WAR
                 PRODUCER_WARPS=1,STAGES=2,MIN_BLOCKS=2,BK=16
                 warp_specialized_storer:PRODUCER_WARPS=4,STORER_WARPS=4
                 warp_specialized_tc:TC_STAGES=3 warp_specialized_tc:TC_BN=128)
+# the variants within 3% of the default at 4096^3 (H100 bench): tests/ab.sh times them again,
+# interleaved with the default build, round after round
+AB_VARIANTS=(PRODUCER_WARPS=4,STAGES=3 PRODUCER_WARPS=4,STAGES=6 warp_specialized_tc:TC_STAGES=3)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
 BENCH_ALSO_8192=double_buffer_tc,warp_specialized_tc,cublas_bf16
 # make test-gpu also runs these under memcheck and racecheck (the default

@@ -41,6 +41,9 @@ BENCH_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 STAGES=6 PRODUCER_WARP
                 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4
                 persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4
                 persistent_tc:TC_GROUP=1 persistent_tc:TC_GROUP=16 persistent_tc:TC_STAGES=3)
+# the variants within 3% of the default at 4096^3 (H100 bench): tests/ab.sh times them again,
+# interleaved with the default build, round after round
+AB_VARIANTS=(GROUP=1 GROUP=2 GROUP=4 GROUP=16 STAGES=3 STAGES=6 PRODUCER_WARPS=8 persistent_storer:PRODUCER_WARPS=4,STORER_WARPS=4 persistent_storer_residual:PRODUCER_WARPS=4,STORER_WARPS=4 persistent_tc:TC_GROUP=1 persistent_tc:TC_GROUP=16)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
 BENCH_ALSO_8192=warp_specialized_tc,persistent_tc,persistent_static_tc,cublas_bf16
 # Storer warps hand C over through cuda::barriers, and with the residual

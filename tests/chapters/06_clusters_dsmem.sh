@@ -29,6 +29,9 @@ BENCH_KERNEL=cluster
 BENCH_ALSO_8192=warp_specialized,persistent_static_tc,cluster_tc,cublas_bf16
 BENCH_VARIANTS=(CLUSTER=1 CLUSTER=4 CLUSTER=8 PRODUCER_WARPS=8
                 cluster_tc:TC_CLUSTER=1 cluster_tc:TC_CLUSTER=4 cluster_tc:TC_GROUP=4 cluster_tc:TC_BN=128,TC_STAGES=6)
+# the variants within 3% of the default at 4096^3 (H100 bench): tests/ab.sh times them again,
+# interleaved with the default build, round after round
+AB_VARIANTS=(CLUSTER=1 PRODUCER_WARPS=8 cluster_tc:TC_GROUP=4)
 SANITIZE_VARIANTS=(CLUSTER=1 CLUSTER=4 cluster_tc:TC_CLUSTER=4)
 
 PROFILE_KERNELS=warp_specialized,cluster,cluster_registers,cublas,persistent_static_tc,cluster_tc,cublas_bf16

@@ -37,6 +37,9 @@ BENCH_VARIANTS=(CLUSTER_M=1,CLUSTER_N=2 CLUSTER_M=2,CLUSTER_N=2 CLUSTER_M=4,CLUS
                 tma_multicast_tc:TC_CLUSTER=1 tma_multicast_tc:TC_CLUSTER=4 tma_multicast_tc:TC_GROUP=2
                 tma_multicast_tc:TC_GROUP=16 tma_multicast_tc:TC_BN=128,TC_STAGES=6
                 tma_store_tc:TC_CLUSTER=1 tma_store_tc:TC_BN=128,TC_STAGES=6 tma_store_tc:TC_DEFER=0)
+# the variants within 3% of the default at 4096^3 (H100 bench): tests/ab.sh times them again,
+# interleaved with the default build, round after round
+AB_VARIANTS=(STAGES=4 STAGES=6 tma_multicast_tc:TC_GROUP=2 tma_multicast_tc:TC_GROUP=16 tma_store_tc:TC_DEFER=0)
 # the tensor-core line at 8192^3 too, beside cuBLAS BF16
 BENCH_ALSO_8192=cluster_tc,tma_multicast_tc,tma_store_tc,cublas_bf16
 # Multicast along N (A shared) and both ways; the 128 x 128 variant with A
