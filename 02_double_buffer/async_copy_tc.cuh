@@ -35,10 +35,12 @@ __device__ __forceinline__ uint8_t *stage_b_tc(uint8_t *ring, int s)
 /**
  * @brief Start an asynchronous 16-byte copy from global memory to shared
  *        memory: PTX `cp.async` (SASS LDGSTS), the instruction
- *        `cuda::memcpy_async` issues, without the run-time check of the two
- *        pointers' memory spaces that it makes first (a dozen instructions
- *        per copy, which the producers' issue rate cannot afford here). The
- *        pipeline's next producer_commit() covers it.
+ *        `cuda::memcpy_async` issues. `cuda::memcpy_async` tests the two
+ *        pointers' memory spaces first, with a plain copy as the fallback,
+ *        unless nvcc can see them; align1024() hides that the ring is
+ *        shared memory, so here its test and fallback would stay beside
+ *        every copy (02's page has the comparison). The pipeline's next
+ *        producer_commit() covers it.
  */
 __device__ __forceinline__ void cp_async16(uint8_t *dst, const uint16_t *src)
 {
@@ -55,9 +57,10 @@ __device__ __forceinline__ void cp_async16(uint8_t *dst, const uint16_t *src)
  * outside the matrix. Those ordinary stores go through the generic proxy,
  * which wgmma does not read through: a thread that made any fences once
  * at the end, which makes them visible to it (the pipeline's stage barrier
- * then publishes them to the other threads). The cp.async copies need no
- * fence: the wait on the stage's barrier is enough, as in CUTLASS's
- * cp.async mainloops for wgmma.
+ * then publishes them to the other threads). The memory model asks for
+ * the same fence between the cp.async copies (generic proxy too) and
+ * wgmma; like CUTLASS's cp.async mainloops for wgmma, these kernels rely on
+ * the wait on the stage's barrier instead (the chapter page says more).
  */
 // [issue]
 template <int NTHREADS, int BCOLS = TC_BN>

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Fill the pages from the committed data: make tables (and make docs) run it.
 
-One program fills every generated part of the Markdown pages, so that no
-figure, table or listing in them is typed by hand:
+One program fills every marked part of the Markdown pages from the
+committed data (a figure typed in the prose without a marker is checked by
+review instead; docs/measuring.md says which); --check and the page tests
+fail where a page differs from what its data make:
 
 - the tables between a pair of markers, from the results CSVs
   (docs/results/) and from the chapters themselves;

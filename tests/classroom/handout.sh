@@ -15,9 +15,10 @@
 #   (tests/classroom/leaks.sh, which make test runs on it);
 # - the test programs that use a lesson's technique (tests/gpu/
 #   pipeline_synccheck.cu) left out;
-# - the instructor's key left out: docs/instructor.md and the lines that
-#   link to it, the questions' solutions (tests/classroom/solutions/,
-#   answers.sh) and their measured results (docs/results/*-answers*.csv),
+# - the instructor's key left out: docs/instructor.md and
+#   docs/instructor-notes.md and the lines that link to them, the
+#   questions' solutions (tests/classroom/solutions/, answers.sh) and
+#   their measured results (docs/results/*-answers*.csv),
 #   and the wrong solutions (tests/classroom/wrong/: their diffs show the
 #   lesson code);
 # - a file HANDOUT, which tells the test suite and make check-NN that this
@@ -27,7 +28,7 @@
 # Later chapters use earlier chapters' code: chapter 01's compute step
 # (exercise 01.3) is in every GEMM chapter up to 06, and chapter 03's
 # hand-offs are in 04's kernels, so their kernels verify only once those are
-# written, or with KEEP=01 (or 03) (docs/instructor.md has the table).
+# written, or with KEEP=01 (or 03) (docs/instructor-notes.md has the list).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -74,21 +75,22 @@ for chdir in "$out"/[0-9][0-9]_*/; do
     done
 done
 
-# the instructor's key: the answers page, the solutions of the questions
-# that change code, their measured results, the wrong solutions, and the
-# test program built on a lesson's pipeline
-rm -rf "$out/docs/instructor.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
+# the instructor's key: the answers page and its notes, the solutions of
+# the questions that change code, their measured results, the wrong
+# solutions, and the test program built on a lesson's pipeline
+rm -rf "$out/docs/instructor.md" "$out/docs/instructor-notes.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
     "$out/tests/classroom/wrong" "$out/tests/classroom/hostile_class.py" "$out/tests/classroom/library_class.py" "$out/tests/gpu/pipeline_synccheck.cu" \
     "$out"/docs/results/*-answers.csv "$out"/docs/results/*-answers-ncu.csv
-# The pages mark what points to it: <!-- instructor --> ... <!-- end instructor -->
+# The pages mark what points to them: <!-- instructor --> ... <!-- end instructor -->
 # blocks go, as do the layout's and the Doxyfile's mentions; any other
 # mention stops the handout (a page would be left pointing at nothing).
 for f in $(grep -rl 'instructor' "$out" --include='*.md' --include=Doxyfile || true); do
     sed -i -e '/^<!-- instructor -->$/,/^<!-- end instructor -->$/d' -e 's/ instructor\.md,//' \
-        -e '/^INPUT *+= *docs\/instructor\.md$/d' "$f"
+        -e 's/ instructor-notes\.md,//' -e '/^INPUT *+= *docs\/instructor\.md$/d' \
+        -e '/^INPUT *+= *docs\/instructor-notes\.md$/d' "$f"
 done
-if grep -rn 'instructor\.md\|@ref instructor\|\\ref instructor' "$out" --include='*.md' --include=Doxyfile; then
-    echo "handout: the lines above point to the instructor's page: put them in an <!-- instructor --> block" >&2
+if grep -rn 'instructor\.md\|instructor-notes\.md\|@ref instructor\|\\ref instructor' "$out" --include='*.md' --include=Doxyfile; then
+    echo "handout: the lines above point to the instructor's pages: put them in an <!-- instructor --> block" >&2
     exit 1
 fi
 
@@ -113,4 +115,4 @@ tar -C "$stage" -czf "$ROOT/handout.tar.gz" "$name"
 echo "wrote handout.tar.gz ($(du -h "$ROOT/handout.tar.gz" | cut -f1)): $name/, from commit $commit"
 echo "  stripped:${stripped:- none}"
 echo "  kept:    ${kept:- none}"
-echo "  left out: docs/instructor.md, tests/classroom/solutions/ and wrong/, and the measured answers (the instructor's key)"
+echo "  left out: docs/instructor.md and instructor-notes.md, tests/classroom/solutions/ and wrong/, and the measured answers (the instructor's key)"
