@@ -244,6 +244,7 @@ def store(entries, p, out, deps, base):
         f.write(p.stderr)
     if out and out != "-" and os.path.isfile(out) and p.returncode == 0:
         shutil.copyfile(out, os.path.join(tmp, "out"))
+        shutil.copymode(out, os.path.join(tmp, "out"))  # a linked program stays executable when replayed
         meta["has_out"] = True
     with open(os.path.join(tmp, "meta.json"), "w") as f:
         json.dump(meta, f)
