@@ -90,7 +90,7 @@ gemm_persistent(int M, int N, int K, const float *__restrict__ A, const float *_
             if (threadIdx.x == 0) fetched[j & 1] = atomicAdd(next_tile, 1);
             named_barrier_sync(BAR_FETCH, PRODUCER_THREADS);
             const int t = fetched[j & 1];
-            // stub: const int t = tiles; /* no tile: the producers stop at once */
+            // stub: const int t = tiles; (void)fetched[0]; /* no tile: the producers stop at once */
             // ---- end of exercise 04.1 ----
             TRACE_END(t_fetch, TRACE_FETCH, t);
             if (t >= tiles) break;

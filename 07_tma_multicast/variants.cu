@@ -192,6 +192,7 @@ gemm_tma_variant(int M, int N, int K, const __grid_constant__ CUtensorMap map_a,
                     tma_load_2d_multicast(Bs + b_row * BN, &map_b, n0, t * BK + b_row, &full[s], col_mask);
                 else
                     tma_load_2d(Bs, &map_b, n0, t * BK, &full[s]);
+                // stub: (void)row_mask; (void)col_mask; (void)a_off; (void)b_row; (void)Bs; /* no copies */
                 // ---- end of exercise 07.2 ----
             }
         }
@@ -239,7 +240,7 @@ static cudaError_t launch_variant(int M, int N, int K, const float *A, const flo
         return cudaErrorInvalidValue;
     }
     // stub: map_a = CUtensorMap{}; /* all zeros: describes nothing */
-    // stub: map_b = CUtensorMap{};
+    // stub: map_b = CUtensorMap{}; (void)why;
     // ---- end of exercise 07.3 ----
     auto kernel = gemm_tma_variant<CM, CN, Swizzled, Fenced>;
     if ((err = smem_opt_in((const void *)kernel, SMEM_OF(Swizzled))) != cudaSuccess) return err;
