@@ -246,6 +246,7 @@ help:
 	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help  smem"
 	@echo "          diff (kernel.cu against $(or $(strip $(PARENT)),its parent's: it has none)/kernel.cu)"
 	@$(if $(wildcard kernel_tc.cu),echo "          diff-tc (the tensor-core kernel, kernel_tc.cu, against its parent's; built for sm_90a only)")
+	@$(if $(STEP_CU),echo "          $(foreach f,$(STEP_CU),diff-$(basename $(f))) (a step after the tensor-core lesson against kernel_tc.cu)")
 	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
 	@echo "knobs (default, meaning):"
 	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?=[^#]*#* *\(.*\)/  $(k)=$(strip $($(k)))	\1/p' $(CHAPTER_MAKEFILE) | expand -t 26;)
