@@ -16,7 +16,7 @@ EXERCISE_TARGETS := $(foreach d,$(CHAPTER_DIRS),exercise-$(call chapter_num,$(d)
 CHECK_TARGETS := $(foreach d,$(CHAPTER_DIRS),check-$(call chapter_num,$(d)))
 GRADE_TARGETS := $(foreach d,$(CHAPTER_DIRS),grade-$(call chapter_num,$(d)))
 
-.PHONY: help all smem test test-gpu bench traces docs tables figures clean handout \
+.PHONY: help all smem ceiling test test-deps test-gpu bench traces docs tables figures clean handout \
         $(CHAPTER_TARGETS) $(DIFF_TARGETS) $(EXERCISE_TARGETS) $(CHECK_TARGETS) $(GRADE_TARGETS)
 
 help:
@@ -27,11 +27,13 @@ help:
 	@echo "  make exercise-NN     the student's starter of chapter NN in exercises/NN/ (FRESH=1: start again)"
 	@echo "  make check-NN        check the student's chapter NN (DIR=path: another copy of it)"
 	@echo "  make grade-NN        grade a class: SUBMISSIONS=DIR, one folder per student -> DIR-grades-NN/grades-NN.csv"
-	@echo "                       (GRADEBOOK=dir  RUBRIC=file  GPUS=\"0 1\"  JOBS=n  SLURM=1: a Slurm job array instead)"
+	@echo "                       (GRADEBOOK=dir  RUBRIC=file  GPUS=\"0 1\"  PER_GPU=n  JOBS=n  SLURM=1: a Slurm job array instead)"
 	@echo "  make handout         the student copy of the repository: handout.tar.gz (KEEP=\"01 02\": keep those answers)"
 	@echo "  make all             build every chapter this ARCH can run"
 	@echo "  make smem            each kernel's shared memory per block on ARCH, and what ARCH allows"
+	@echo "  make ceiling         this GPU's instruction ceilings: FFMA, mma.sync, wgmma (chapter 01's ./run --only ceiling)"
 	@echo "  make test            the quick suite: host tests, and on a GPU a quick GPU tier"
+	@echo "  make test-deps       install what the suite needs on Debian or Ubuntu (apt-get; sudo unless root)"
 	@echo "  make test-gpu        the full GPU suite: every shape, knob setting, planted fault, sanitizer tool"
 	@echo "  make bench           time every chapter at its default size -> docs/results/<gpu>.csv"
 	@echo "  make traces          record each chapter's trace (TRACE=1 builds) -> docs/traces/, and its cost"
@@ -57,6 +59,12 @@ smem:
 	  if [ $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC) -le $(ARCH_CC) ]; then \
 	    echo "# $(d)"; $(MAKE) -s --no-print-directory -C $(d) smem; \
 	  else echo "# $(d): not built for $(ARCH) (it needs compute capability $$($(MAKE) -s --no-print-directory -C $(d) print-MIN_CC))"; fi;)
+
+# The instruction ceilings the lines run against, on this GPU: chapter 01's
+# first table, from a build of its own (the user's build stays as it is).
+ceiling:
+	@$(MAKE) -s --no-print-directory -C 01_naive BUILD=build/ceiling BIN=build/ceiling/run && \
+	  01_naive/build/ceiling/run --only ceiling
 
 # chapter-01: build 01_naive and make ./run point at 01_naive/run
 define chapter_rule
@@ -93,6 +101,17 @@ handout:
 test:
 	@bash tests/run.sh
 
+# What the suite needs that a fresh Debian or Ubuntu machine lacks (besides
+# the CUDA Toolkit): `make test-deps test` sets up and runs it in one go.
+TEST_DEPS := doxygen graphviz gnuplot-nox patch bubblewrap python3-pytest python3-pytest-xdist python3-pytest-timeout
+test-deps:
+	@missing=$$(for p in $(TEST_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "make test-deps: installed already: $(TEST_DEPS)"; exit 0; fi; \
+	command -v apt-get >/dev/null || { echo "make test-deps: no apt-get here; install:" $$missing; exit 3; }; \
+	sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; echo "make test-deps: installing" $$missing; \
+	$$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	  --no-install-recommends $$missing >/dev/null
+
 test-gpu:
 	@bash tests/run.sh --gpu
 
@@ -119,6 +138,10 @@ docs: tables
 	@# Pages link figures as ../docs/images/x.svg (from a chapter) or images/x.svg
 	@# (from docs/), which is right on a Git host; the site gets its own copy.
 	@cp -r docs/images docs/html/ && sed -i 's#src="\.\./docs/images/#src="images/#g' docs/html/*.html
+	@# A chapter page's links to a section of its notes (NOTES.md#id, right on a
+	@# Git host) go to that section of the notes' HTML page.
+	@for f in docs/html/md_[0-9][0-9]_*_README.html; do b=$$(basename "$${f%README.html}"); \
+	  sed -i 's#href="NOTES\.md\##href="'"$$b"'NOTES.html\##g' "$$f"; done
 	@# Each chapter's BM, STAGES, ... link to that chapter's definition.
 	@bash docs/link_macros.sh
 	@echo "open docs/html/index.html"

@@ -4,8 +4,15 @@
  *        (chapter 01's blocked_tc, and from chapter 02 on): the block's
  *        TC_BM x TC_BN tile of C, computed by two warpgroups of 64 rows
  *        each from TC_BK-deep tiles of A and B kept in wgmma's swizzled
- *        layout (wgmma.cuh); guarded 16-byte loads into that layout; and
- *        the epilogue that writes the FP32 accumulators to C.
+ *        layout (wgmma.cuh); guarded 16-byte loads into that layout; the
+ *        MMA step, mma_tile(); and the epilogue that writes the FP32
+ *        accumulators to C.
+ *
+ * The MMA step has two implementations that read the same stages, so that
+ * every chapter's producers are the same whichever multiplies: `wgmma`
+ * (wgmma.cuh) where the build has it (TC_WGMMA=1: sm_90a), and the
+ * warp-level `mma.sync` m16n8k16 fed by `ldmatrix` (mma_sync.cuh) on every
+ * other GPU from sm_80, and on sm_90a with `make TC_MMA=mma_sync`.
  *
  * TC_BK = 64 BF16 is one 128-byte swizzled row, the widest the 128-byte
  * swizzle covers. TC_BN, the one knob, is 128 or 256 (wgmma's N).
@@ -16,10 +23,11 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 
+#include "mma_sync.cuh"
 #include "wgmma.cuh"
 
-#if !defined(TC_BN)
-#error "TC_BN: set by the chapter's Makefile (make help lists it); build with make"
+#if !defined(TC_BN) || !defined(TC_MMA) || !defined(TC_WGMMA)
+#error "TC_BN TC_MMA TC_WGMMA: set by the chapter's Makefile and common/common.mk (make help lists them); build with make"
 #endif
 static_assert(TC_BN == 128 || TC_BN == 256, "TC_BN must be 128 or 256 (the wgmma instructions this line uses)");
 
@@ -32,6 +40,10 @@ static_assert(TC_BN == 128 || TC_BN == 256, "TC_BN must be 128 or 256 (the wgmma
 #define TC_STAGE_BYTES (TC_A_BYTES + TC_B_BYTES) /**< one A tile and one B tile (a multiple of 1024) */
 #define TC_PANEL_COLS (SW128_ROW_BYTES / 2) /**< columns of a B panel: one swizzled row, 64 BF16 */
 #define TC_PANEL_BYTES (TC_BK * SW128_ROW_BYTES) /**< one 64-column panel of a B tile */
+/** @brief What every tensor-core kernel's knobs string starts with: the MMA path and the tile (KNOB(), common/launch.cuh). */
+#define TC_TILE_KNOBS KNOB(TC_MMA) KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK)
+#define TC_WARP_COLS (TC_BN / 4) /**< mma.sync: columns of a warp's part of its warpgroup's 64 x TC_BN */
+#define TC_WARP_N8 (TC_WARP_COLS / 8) /**< mma.sync: 8-column MMAs across a warp's part */
 
 /** @brief The first multiple of 1024 bytes at or after @p p: where the swizzled tiles start. */
 __device__ __forceinline__ uint8_t *align1024(uint8_t *p)
@@ -156,10 +168,12 @@ __device__ __forceinline__ bool tile_chunks(uint8_t *As, uint8_t *Bs, const uint
 }
 // [chunks]
 
+#if TC_WGMMA
 // [mma]
 /**
  * @brief The warpgroup @p wg's share of one tile: its 64 rows of A times all
- *        of B, TC_BK / 16 wgmma in one committed group. Not waited for.
+ *        of B, TC_BK / 16 wgmma in one committed group. Not waited for: see
+ *        mma_wait().
  */
 __device__ __forceinline__ void mma_tile(float acc[TC_ACC], uint32_t a_tile, uint32_t b_tile, int wg)
 {
@@ -179,6 +193,97 @@ __device__ __forceinline__ void mma_tile(float acc[TC_ACC], uint32_t a_tile, uin
     wgmma_commit();
 }
 // [mma]
+#else
+// [mma_sync]
+/**
+ * @brief The warpgroup @p wg's share of one tile, warp by warp: each of its
+ *        4 warps multiplies the warpgroup's 64 rows of A by its own
+ *        TC_WARP_COLS columns of B, 16 K columns at a time: ldmatrix the
+ *        fragments (4 of A, 16 rows each; TC_WARP_N8 of B, 8 columns each),
+ *        then 4 x TC_WARP_N8 mma.sync. Done on return (mma_wait() is for
+ *        the wgmma path).
+ */
+__device__ __forceinline__ void mma_tile(float acc[TC_ACC], uint32_t a_tile, uint32_t b_tile, int wg)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4; /* the warpgroups start at multiples of 128 */
+#pragma unroll
+    for (int kk = 0; kk < TC_BK / 16; ++kk) {
+        uint32_t a[4][4];
+        /* Lane l addresses row l % 16 of a 16-row slab, in chunk l / 16 of the K step's two: matrices 0-3 are
+         * (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15), A's fragment. */
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi)
+            ldmatrix_x4(a[mi], a_tile + a_chunk(wg * 64 + mi * 16 + lane % 16, kk * 2 + lane / 16));
+        /* B's K rows kk*16 + l % 16, chunk l / 16 of 16 columns: transposed, the fragments of two 8-column
+         * MMAs (registers 0-1 and 2-3), each multiplied by all four of A's. */
+#pragma unroll
+        for (int nj = 0; nj < TC_WARP_N8 / 2; ++nj) {
+            uint32_t b[4];
+            ldmatrix_x4_trans(b, b_tile + b_chunk(kk * 16 + lane % 16, (warp * TC_WARP_COLS + nj * 16) / 8 + lane / 16));
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi) {
+                mma_m16n8k16(acc + (mi * TC_WARP_N8 + 2 * nj) * 4, a[mi], b);
+                mma_m16n8k16(acc + (mi * TC_WARP_N8 + 2 * nj + 1) * 4, a[mi], b + 2);
+            }
+        }
+    }
+}
+// [mma_sync]
+#endif
+
+/**
+ * @brief Waits until this warpgroup's mma_tile()s are done: their sums in
+ *        @p acc, their stages no longer read, so a stage may be given back.
+ *        wgmma: the wait for every committed group, and the accumulators
+ *        marked as written behind the compiler's back (wgmma_touch()).
+ *        mma.sync: already done; the warp meets (__syncwarp()) so that
+ *        every lane's ldmatrix reads come before one lane's release.
+ */
+__device__ __forceinline__ void mma_wait(float acc[TC_ACC])
+{
+#if TC_WGMMA
+    wgmma_wait(0);
+    wgmma_touch(acc, TC_ACC);
+#else
+    (void)acc;
+    __syncwarp();
+#endif
+}
+
+/**
+ * @brief After this thread's ordinary stores into a stage (the edge chunks
+ *        of tile_chunks()), before the barrier after which mma_tile() reads
+ *        it. wgmma reads through the async proxy: fence_proxy_async().
+ *        ldmatrix reads through the generic proxy, as the stores went, and
+ *        the barrier orders them: nothing (and sm_80 has no such fence).
+ */
+__device__ __forceinline__ void fence_tile_stores()
+{
+#if TC_WGMMA
+    fence_proxy_async();
+#endif
+}
+
+/**
+ * @brief Where accumulator @p i of thread @p t (0..127) of a warpgroup lies
+ *        in the warpgroup's 64 x TC_BN: row and column. wgmma: each warp
+ *        holds 16 rows, every 8 columns 4 values per thread (wgmma_acc_pos()).
+ *        mma.sync: each warp holds all 64 rows of its TC_WARP_COLS columns,
+ *        as 4 x TC_WARP_N8 16 x 8 results of 4 values per thread, one after
+ *        the other. In both, values i and i + 1 (i even) are adjacent
+ *        columns of a row, and values 16q to 16q + 15 lie in one 16 x 32
+ *        piece, the thread's first at (t % 32 / 4, 2 (t % 4)) of it.
+ */
+__device__ __forceinline__ void tc_acc_pos(int t, int i, int *row, int *col)
+{
+#if TC_WGMMA
+    wgmma_acc_pos(t, i, row, col);
+#else
+    const int lane = t % 32, f = i / 4, mi = f / TC_WARP_N8, ni = f % TC_WARP_N8;
+    *row = mi * 16 + lane / 4 + (i / 2 & 1) * 8;
+    *col = (t / 32) * TC_WARP_COLS + ni * 8 + lane % 4 * 2 + (i & 1);
+#endif
+}
 
 /**
  * @brief Write warpgroup @p wg's 64 x TC_BN accumulators (thread @p t of it)
@@ -192,7 +297,7 @@ __device__ __forceinline__ void store_tile_tc(float *__restrict__ C, const float
 #pragma unroll
     for (int i = 0; i < TC_ACC; i += 2) {
         int r, c;
-        wgmma_acc_pos(t, i, &r, &c);
+        tc_acc_pos(t, i, &r, &c);
         const int row = m0 + wg * 64 + r, col = n0 + c;
         if (row >= M) continue;
         float *q = C + (size_t)row * N + col;

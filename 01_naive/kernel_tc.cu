@@ -3,12 +3,14 @@
  * @brief Chapter 01 on the tensor cores: blocked_tc, the synchronous
  *        baseline of the BF16 line (C FP32 = A BF16 x B BF16, row-major).
  *
- * gemm_blocked's rhythm (load, wait, multiply, wait) with `wgmma` doing the
- * multiply: the block's two warpgroups each hand the tensor cores 64 rows
- * of A and the whole B tile, stored in the 128-byte swizzle the
- * instruction reads (wgmma.cuh).
+ * gemm_blocked's rhythm (load, wait, multiply, wait) with the tensor cores
+ * doing the multiply: the block's two warpgroups each multiply 64 rows of
+ * A by the whole B tile, stored in the 128-byte swizzle that wgmma reads
+ * (wgmma.cuh). mma_tile() (blocked_tc.cuh) is `wgmma` on sm_90a and the
+ * warp-level `mma.sync` with `ldmatrix` on every other GPU from sm_80
+ * (mma_sync.cuh), reading the same tiles.
  *
- * Parent: none. Knobs: make help. Built for sm_90a only.
+ * Parent: none. Knobs: make help. Built for sm_80 and later.
  */
 
 #include <stdint.h>
@@ -23,13 +25,14 @@
 
 #define TC_SMEM (TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< one A and one B tile, + room to align to 1024 */
 
-extern "C" const char gemm_blocked_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK);
+extern "C" const char gemm_blocked_tc_knobs[] = TC_TILE_KNOBS;
 
 /**
  * @brief Synchronous tensor-core GEMM: per TC_BK step, every thread copies
  *        its share of the A and B tiles into shared memory, the block
- *        waits, each warpgroup runs TC_BK / 16 wgmma and waits for them,
- *        and the block waits again before the tiles are overwritten.
+ *        waits, each warpgroup multiplies its 64 rows (mma_tile()) and
+ *        waits for them, and the block waits again before the tiles are
+ *        overwritten.
  */
 // [kernel]
 __global__ void __launch_bounds__(TC_CONSUMERS, 1)
@@ -49,8 +52,8 @@ gemm_blocked_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
         TRACE_BEGIN(t_load);
         tile_chunks<TC_CONSUMERS>(As, Bs, A, B, M, N, K, m0, n0, k0, a_vec, b_vec, threadIdx.x, load_store16);
         /* The stores went through the generic proxy; wgmma reads through
-         * the async proxy: fence, then the barrier publishes both. */
-        fence_proxy_async();
+         * the async proxy: fence (on that path), then the barrier publishes them. */
+        fence_tile_stores();
         TRACE_END(t_load, TRACE_LOAD, k0 / TC_BK);
         TRACE_BEGIN(t_full);
         __syncthreads(); /* both tiles complete before any wgmma reads them */
@@ -58,8 +61,7 @@ gemm_blocked_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
 
         TRACE_BEGIN(t_math);
         mma_tile(acc, smem_addr(As), smem_addr(Bs), wg);
-        wgmma_wait(0);
-        wgmma_touch(acc, TC_ACC);
+        mma_wait(acc); /* the tensor cores are done with the tiles */
         TRACE_END(t_math, TRACE_COMPUTE, k0 / TC_BK);
         TRACE_BEGIN(t_free);
         __syncthreads(); /* both warpgroups are done with the tiles before they are overwritten */

@@ -2,7 +2,7 @@
  * @file 01_naive/kernel_tc.h
  * @brief Launcher of chapter 01's tensor-core kernel, blocked_tc (C FP32 =
  *        A BF16 x B BF16, row-major): the baseline of chapter 02's
- *        double_buffer_tc. Built for sm_90a only (TUTORIAL_TC).
+ *        double_buffer_tc. Built for sm_80 and later (TUTORIAL_TC).
  */
 #ifndef CH01_KERNEL_TC_H
 #define CH01_KERNEL_TC_H

@@ -3,14 +3,16 @@
  * @brief Asynchronous tile copies for the pipelined GEMM chapters:
  *        introduced in chapter 02, reused by chapter 03's producer warps.
  *
- * Include after 01_naive/blocked.cuh (it needs BM, BN, BK, A_PAD). A stage of
- * the shared-memory ring holds one A tile (transposed, As[k][m]) and one
- * B tile (Bs[k][n]), STAGE_FLOATS floats in all.
+ * A stage of the shared-memory ring holds one A tile (transposed,
+ * As[k][m], 01_naive/blocked.cuh's layout) and one B tile (Bs[k][n]),
+ * STAGE_FLOATS floats in all.
  */
 #ifndef CH02_ASYNC_COPY_CUH
 #define CH02_ASYNC_COPY_CUH
 
 #include <cuda/pipeline>
+
+#include "../01_naive/blocked.cuh" /* BM, BN, BK, A_PAD: the tiles */
 
 /* The ring depth, checked once here for every kernel with a ring of these stages. */
 #ifdef STAGES

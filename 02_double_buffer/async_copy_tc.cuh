@@ -56,11 +56,12 @@ __device__ __forceinline__ void cp_async16(uint8_t *dst, const uint16_t *src)
  * those at the edges are loaded element by element and stored, zeros
  * outside the matrix. Those ordinary stores go through the generic proxy,
  * which wgmma does not read through: a thread that made any fences once
- * at the end, which makes them visible to it (the pipeline's stage barrier
- * then publishes them to the other threads). The memory model asks for
- * the same fence between the cp.async copies (generic proxy too) and
- * wgmma; like CUTLASS's cp.async mainloops for wgmma, these kernels rely on
- * the wait on the stage's barrier instead (the chapter page says more).
+ * at the end (fence_tile_stores(); ldmatrix needs none), which makes them
+ * visible to it (the pipeline's stage barrier then publishes them to the
+ * other threads). The memory model asks for the same fence between the
+ * cp.async copies (generic proxy too) and wgmma; like CUTLASS's cp.async
+ * mainloops for wgmma, these kernels rely on the wait on the stage's
+ * barrier instead (the chapter page says more).
  */
 // [issue]
 template <int NTHREADS, int BCOLS = TC_BN>
@@ -69,7 +70,7 @@ __device__ __forceinline__ void issue_tile_tc(uint8_t *As, uint8_t *Bs, const ui
                                               int k0, bool a_vec, bool b_vec, int tid)
 {
     if (tile_chunks<NTHREADS, BCOLS>(As, Bs, A, B, M, N, K, m0, n0, k0, a_vec, b_vec, tid, cp_async16))
-        fence_proxy_async();
+        fence_tile_stores();
 }
 // [issue]
 

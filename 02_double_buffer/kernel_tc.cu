@@ -9,7 +9,7 @@
  * stage has landed, so the next tiles' copies run while the tensor cores
  * multiply the current one.
  *
- * Parent: 01_naive/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
+ * Parent: 01_naive/kernel_tc.cu. Knobs: make help. Built for sm_80 and later.
  */
 
 #include <cooperative_groups.h>
@@ -30,7 +30,7 @@
 #endif
 #define TC_SMEM ((size_t)TC_STAGES * TC_STAGE_BYTES + SW128_ATOM_BYTES) /**< the ring, + room to align to 1024 */
 
-extern "C" const char gemm_double_buffer_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES);
+extern "C" const char gemm_double_buffer_tc_knobs[] = TC_TILE_KNOBS KNOB(TC_STAGES);
 
 namespace cg = cooperative_groups;
 
@@ -88,8 +88,7 @@ gemm_double_buffer_tc(int M, int N, int K, const uint16_t *__restrict__ A, const
         TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
         TRACE_BEGIN(t_math);
         mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
-        wgmma_wait(0); /* the tensor cores are done reading stage s */
-        wgmma_touch(acc, TC_ACC);
+        mma_wait(acc); /* the tensor cores are done reading stage s */
         TRACE_END(t_math, TRACE_COMPUTE, kt);
         // ---- exercise 02.2: Wait for tile t, and give its stage back when done ----
         pipe.consumer_release(); /* this thread is done with stage s */

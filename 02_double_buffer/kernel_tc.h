@@ -2,7 +2,7 @@
  * @file 02_double_buffer/kernel_tc.h
  * @brief Launcher of chapter 02's tensor-core kernel, double_buffer_tc (C FP32 =
  *        A BF16 x B BF16, row-major): the baseline of chapter 03's
- *        warp_specialized_tc. Built for sm_90a only (TUTORIAL_TC).
+ *        warp_specialized_tc. Built for sm_80 and later (TUTORIAL_TC).
  */
 #ifndef CH02_KERNEL_TC_H
 #define CH02_KERNEL_TC_H

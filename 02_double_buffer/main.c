@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     const gemm_kernel kernels[] = {
         {"blocked", launch_gemm_blocked, gemm_blocked_knobs},
         {"double_buffer", launch_gemm_double_buffer, gemm_double_buffer_knobs},
-#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+#ifdef TUTORIAL_TC /* the tensor-core line: a build for sm_80 or later */
         {"blocked_tc", .launch_tc = launch_gemm_blocked_tc, .knobs = gemm_blocked_tc_knobs},
         {"double_buffer_tc", .launch_tc = launch_gemm_double_buffer_tc, .knobs = gemm_double_buffer_tc_knobs},
 #endif

@@ -9,7 +9,7 @@
  * whole warpgroups each can have the registers it needs: `setmaxnreg`
  * (regs.cuh) moves them from the producers to the consumers.
  *
- * Parent: 02_double_buffer/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
+ * Parent: 02_double_buffer/kernel_tc.cu. Knobs: make help. Built for sm_80 and later.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -34,8 +34,8 @@
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
 CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
-extern "C" const char gemm_warp_specialized_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES)
-    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
+extern "C" const char gemm_warp_specialized_tc_knobs[] = TC_TILE_KNOBS KNOB(TC_STAGES)
+    REG_SPLIT_KNOBS(TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -110,8 +110,7 @@ gemm_warp_specialized_tc(int M, int N, int K, const uint16_t *__restrict__ A, co
             TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
             TRACE_BEGIN(t_math);
             mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
-            wgmma_wait(0); /* the tensor cores are done reading stage s */
-            wgmma_touch(acc, TC_ACC);
+            mma_wait(acc); /* the tensor cores are done reading stage s */
             TRACE_END(t_math, TRACE_COMPUTE, kt);
             // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
             pipe.consumer_release(); /* the producers may refill stage s */

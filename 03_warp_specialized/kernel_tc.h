@@ -2,7 +2,7 @@
  * @file 03_warp_specialized/kernel_tc.h
  * @brief Launcher of chapter 03's tensor-core kernel, warp_specialized_tc (C FP32 =
  *        A BF16 x B BF16, row-major): the baseline of chapter 04's.
- *        Built for sm_90a only (TUTORIAL_TC).
+ *        Built for sm_80 and later (TUTORIAL_TC).
  */
 #ifndef CH03_KERNEL_TC_H
 #define CH03_KERNEL_TC_H

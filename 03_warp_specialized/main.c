@@ -21,7 +21,7 @@ int main(int argc, char **argv)
         {"warp_specialized", launch_gemm_warp_specialized, gemm_warp_specialized_knobs},
         /* variants.cu: a storer role beside them (it cannot pay here: see the page) */
         {"warp_specialized_storer", launch_gemm_warp_specialized_storer, gemm_warp_specialized_storer_knobs},
-#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+#ifdef TUTORIAL_TC /* the tensor-core line: a build for sm_80 or later */
         {"double_buffer_tc", .launch_tc = launch_gemm_double_buffer_tc, .knobs = gemm_double_buffer_tc_knobs},
         {"warp_specialized_tc", .launch_tc = launch_gemm_warp_specialized_tc, .knobs = gemm_warp_specialized_tc_knobs},
 #endif

@@ -14,9 +14,28 @@
  * scheduler's. `setmaxnreg.dec` gives a warp's registers back to its
  * scheduler's pool; `setmaxnreg.inc` takes from it and waits until it
  * holds enough, never from registers the block was not launched with.
+ *
+ * `setmaxnreg` exists on the architecture-specific targets from Hopper on
+ * (sm_90a, sm_100a, sm_120a: the PTX ISA's target notes), not on sm_80 to
+ * sm_89: there every thread keeps LAUNCH_REGS, the split is not made, and
+ * a chapter's defaults ask for no more (common/arch.mk's SETMAXNREG).
  */
 #ifndef CH03_REGS_CUH
 #define CH03_REGS_CUH
+
+#ifndef TUTORIAL_SETMAXNREG
+#error "TUTORIAL_SETMAXNREG: set by common/common.mk; build with make"
+#endif
+
+/**
+ * @brief A split's two knobs in a kernel's knobs string (KNOB(), common/launch.cuh)
+ *        where the build makes the split; elsewhere what it does instead.
+ */
+#if TUTORIAL_SETMAXNREG
+#define REG_SPLIT_KNOBS(producer_regs, consumer_regs) KNOB(producer_regs) KNOB(consumer_regs)
+#else
+#define REG_SPLIT_KNOBS(producer_regs, consumer_regs) " REGS=none(no setmaxnreg)"
+#endif
 
 /** @brief Registers per thread of a one-block-per-SM kernel of @p threads (whole warpgroups): 65,536 / threads, rounded down to a multiple of 8. */
 #define LAUNCH_REGS(threads) (65536 / (threads) / 8 * 8)
@@ -47,10 +66,12 @@
  */
 template <int Regs, int Launch> __device__ __forceinline__ void warpgroup_set_registers()
 {
+#if defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__) /* an sm_90a, sm_100a, ... build */
     if (Regs < Launch)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
     else if (Regs > Launch)
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+#endif
 }
 
 #endif

@@ -6,9 +6,8 @@
  *        chapter 03, reused by chapter 04; the consumer -> storer hand-off
  *        itself is a `cuda::barrier` in the kernels.
  *
- * Include after 01_naive/blocked.cuh (it needs BM, BN, TM, TN). The staged C
- * tile is Cs[BM][BN], row-major, so the storer's 16-byte reads and global
- * writes walk whole rows.
+ * The staged C tile is Cs[BM][BN], row-major, so the storer's 16-byte
+ * reads and global writes walk whole rows.
  */
 #ifndef CH03_ROLES_CUH
 #define CH03_ROLES_CUH
@@ -16,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "../common/ptx.cuh" /* named_barrier_sync() */
+#include "../01_naive/blocked.cuh" /* BM, BN, TM, TN, block_row(), store4_guarded() */
 
 /** @brief Named barrier of the storer variants: make_pipeline() over producers and consumers only. */
 #define BAR_PIPE 1

@@ -9,7 +9,7 @@
  * the ring with the next tile's first stages while the consumers store
  * the last tile's C.
  *
- * Parent: 03_warp_specialized/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
+ * Parent: 03_warp_specialized/kernel_tc.cu. Knobs: make help. Built for sm_80 and later.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -37,8 +37,8 @@
 #define TC_BAR_FETCH 2       /**< named barrier: the producers share the tile index just fetched */
 CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
-extern "C" const char gemm_persistent_tc_knobs[] = KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_GROUP)
-    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
+extern "C" const char gemm_persistent_tc_knobs[] = TC_TILE_KNOBS KNOB(TC_STAGES) KNOB(TC_GROUP)
+    REG_SPLIT_KNOBS(TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -155,8 +155,7 @@ gemm_persistent_tc(int M, int N, int K, const uint16_t *__restrict__ A, const ui
                 }
                 TRACE_BEGIN(t_math);
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
-                wgmma_wait(0); /* the tensor cores are done reading stage s */
-                wgmma_touch(acc, TC_ACC);
+                mma_wait(acc); /* the tensor cores are done reading stage s */
                 TRACE_END(t_math, TRACE_COMPUTE, t);
                 // ---- exercise 03.3: The consumers' hand-offs: wait for a full stage, release it ----
                 pipe.consumer_release(); /* the producers may refill stage s */

@@ -3,7 +3,7 @@
  * @brief Launcher of chapter 04's tensor-core kernel, persistent_tc (C FP32 =
  *        A BF16 x B BF16, row-major), and its fixed-order step, static_tc.cu,
  *        the parent of chapter 06's.
- *        Built for sm_90a only (TUTORIAL_TC).
+ *        Built for sm_80 and later (TUTORIAL_TC).
  */
 #ifndef CH04_KERNEL_TC_H
 #define CH04_KERNEL_TC_H

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         {"persistent_storer_residual", launch_gemm_persistent_storer_residual, gemm_persistent_storer_knobs},
         /* pingpong.cu: two consumer groups taking tiles in turn */
         {"persistent_pingpong", launch_gemm_persistent_pingpong, gemm_persistent_pingpong_knobs},
-#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+#ifdef TUTORIAL_TC /* the tensor-core line: a build for sm_80 or later */
         {"warp_specialized_tc", .launch_tc = launch_gemm_warp_specialized_tc, .knobs = gemm_warp_specialized_tc_knobs},
         {"persistent_tc", .launch_tc = launch_gemm_persistent_tc, .knobs = gemm_persistent_tc_knobs},
         /* static_tc.cu: the same in a fixed order, chapter 06's parent */

@@ -6,11 +6,14 @@
  *        configuration. The PTX that hands a part to the peers (a bulk copy
  *        between shared memories that completes on the peer's mbarrier) is
  *        in cluster.cuh, which the tensor-core kernel shares.
- *        Include after knobs.h, 01_naive/blocked.cuh,
- *        02_double_buffer/async_copy.cuh and 06_clusters_dsmem/cluster.cuh.
  */
 #ifndef CH06_DSMEM_TILES_CUH
 #define CH06_DSMEM_TILES_CUH
+
+#include "knobs.h" /* BM BN BK STAGES PRODUCER_WARPS CLUSTER */
+#include "../01_naive/blocked.cuh" /* BLOCKED_THREADS, A_PAD */
+#include "../02_double_buffer/async_copy.cuh" /* RING_BYTES */
+#include "cluster.cuh" /* cluster_launch_config() */
 
 #define CONSUMER_THREADS BLOCKED_THREADS       /**< threads that compute: one 8x8 block each */
 #define PRODUCER_THREADS (PRODUCER_WARPS * 32) /**< threads that copy */

@@ -1,20 +1,18 @@
 /**
  * @file 06_clusters_dsmem/kernel_tc.cu
- * @brief Chapter 06 on the tensor cores: cluster_tc, chapter 04's
- *        persistent_static_tc launched as clusters of TC_CLUSTER blocks
- *        that share their B tiles.
+ * @brief Chapter 06 on the tensor cores: cluster_tc, mbarrier_tc (chapter
+ *        04's fixed-order kernel with mbarriers) launched as clusters of
+ *        TC_CLUSTER blocks that share their B tiles.
  *
  * The blocks of a cluster take vertically adjacent C tiles, so they need the
  * same B tile at every K step: each copies 1/TC_CLUSTER of it and hands
  * that part to its peers, shared memory to shared memory, with one bulk
  * copy each (B, not A as in kernel.cu: a B tile is twice an A tile here).
  * The peers' producers write into this block's stages, so a stage's empty
- * barrier counts the whole cluster's consumers: mbarriers of the cluster
- * replace the block-wide `cuda::pipeline`.
+ * barrier counts the whole cluster's consumers, and its full barrier the
+ * bytes of the peers' parts.
  *
- * Parent: 04_persistent/static_tc.cu (the blocks of a cluster must take
- * the same tiles, which a fixed order gives them). Knobs: make help.
- * Built for sm_90a only.
+ * Parent: mbarrier_tc.cu. Knobs: make help. Built for sm_90 and later.
  */
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -48,8 +46,8 @@
 CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 extern "C" const char gemm_cluster_tc_knobs[] =
-    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP)
-    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
+    TC_TILE_KNOBS KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP)
+    REG_SPLIT_KNOBS(TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -121,7 +119,7 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
         /* Each thread's copies of a K step are its own group, as in
          * kernel.cu: it waits for them itself before it hands them over. */
         cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
-        int it = 0;           /* K steps issued so far, over all tiles: stage it % TC_STAGES */
+        int it = 0; /* K steps issued so far, over all tiles: stage it % TC_STAGES */
         for (int u = first; u < units; u += step) {
             int um, tn;
             grouped_tile_coords(u, units_m, tiles_n, TC_GROUP, &um, &tn);
@@ -173,8 +171,7 @@ gemm_cluster_tc(int M, int N, int K, const uint16_t *__restrict__ A, const uint1
                 TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
                 TRACE_BEGIN(t_math);
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
-                wgmma_wait(0); /* the tensor cores are done reading stage s */
-                wgmma_touch(acc, TC_ACC);
+                mma_wait(acc); /* the tensor cores are done reading stage s */
                 TRACE_END(t_math, TRACE_COMPUTE, kt);
                 /* Release stage s in every block of the cluster, one arrival
                  * per warp: the peers' producers write their parts into it. */

@@ -32,8 +32,10 @@ int main(int argc, char **argv)
         {"cluster_fenced", launch_gemm_cluster_fenced, gemm_cluster_fenced_knobs},
         /* variants.cu: the book's "leader loads, followers read through DSMEM" */
         {"cluster_leader", launch_gemm_cluster_leader, gemm_cluster_leader_knobs},
-#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+#ifdef TUTORIAL_TC /* the tensor-core line */
         {"persistent_static_tc", .launch_tc = launch_gemm_persistent_static_tc, .knobs = gemm_persistent_static_tc_knobs},
+        /* mbarrier_tc.cu: the step between, its stages handed over through mbarriers */
+        {"mbarrier_tc", .launch_tc = launch_gemm_mbarrier_tc, .knobs = gemm_mbarrier_tc_knobs},
         {"cluster_tc", .launch_tc = launch_gemm_cluster_tc, .knobs = gemm_cluster_tc_knobs},
 #endif
     };

@@ -10,9 +10,10 @@
  * swizzle, fills the edges with zeros and counts its bytes on the stage's
  * full barrier. With `.multicast::cluster` one copy of a part lands in
  * every block of the cluster: no hand-off, and no waiting for it.
- * Shapes whose rows are not 16-byte aligned are padded first (rows_16_aligned()).
+ * Shapes whose rows are not 16-byte aligned are padded first
+ * (tma_rows_aligned_bf16(), tensor_map.c).
  *
- * Parent: 06_clusters_dsmem/kernel_tc.cu. Knobs: make help. Built for sm_90a only.
+ * Parent: 06_clusters_dsmem/kernel_tc.cu. Knobs: make help. Built for sm_90 and later.
  */
 #include <cooperative_groups.h>
 #include <cuda.h>
@@ -31,7 +32,7 @@
 #include "../04_persistent/tile_order.cuh" /* grouped_tile_coords() */
 #include "../06_clusters_dsmem/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
-#include "tensor_map.h" /* tma_map_2d_bf16(): tensor maps on the host */
+#include "tensor_map.h" /* tma_map_2d_bf16(), tma_rows_aligned_bf16(): tensor maps on the host */
 
 #if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP) || !defined(TC_PRODUCER_REGS) || \
     !defined(TC_CONSUMER_REGS)
@@ -46,8 +47,8 @@
 CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 extern "C" const char gemm_tma_multicast_tc_knobs[] =
-    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP)
-    KNOB(TC_PRODUCER_REGS) KNOB(TC_CONSUMER_REGS);
+    TC_TILE_KNOBS KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP)
+    REG_SPLIT_KNOBS(TC_PRODUCER_REGS, TC_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
@@ -145,8 +146,7 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
                 TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
                 TRACE_BEGIN(t_math);
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
-                wgmma_wait(0); /* the tensor cores are done reading stage s */
-                wgmma_touch(acc, TC_ACC);
+                mma_wait(acc); /* the tensor cores are done reading stage s */
                 TRACE_END(t_math, TRACE_COMPUTE, kt);
                 /* Release stage s in every block of the cluster, one arrival
                  * per warp: the peers' producers multicast their parts into it. */
@@ -177,38 +177,6 @@ gemm_tma_multicast_tc(int M, int N, int K, const __grid_constant__ CUtensorMap m
 /* The number of clusters that can be resident at once (asked once). */
 static int resident_clusters;
 
-/* Buffers with rows padded to 16 bytes, for shapes a tensor map cannot
- * describe as they lie; grown as needed and kept. */
-static uint16_t *padded[2];
-static size_t padded_bytes[2];
-
-// [pad]
-/**
- * @brief Point *@p p at a copy of its @p rows x @p cols BF16 matrix whose
- *        rows start at multiples of 16 bytes, where they do not already,
- *        and set *@p pitch to the row stride in bytes: cudaMemcpy2DAsync
- *        into buffer @p which (0: A, 1: B), in @p stream.
- */
-static cudaError_t rows_16_aligned(const uint16_t **p, size_t *pitch, int rows, int cols, int which,
-                                   cudaStream_t stream)
-{
-    *pitch = (size_t)cols * sizeof(uint16_t);
-    if (cols % 8 == 0 && (uintptr_t)*p % 16 == 0) return cudaSuccess;
-    const size_t padded_pitch = (size_t)(cols + 7) / 8 * 8 * sizeof(uint16_t), bytes = padded_pitch * rows;
-    cudaError_t err;
-    if (padded_bytes[which] < bytes) {
-        if ((err = cudaFree(padded[which])) != cudaSuccess ||
-            (err = cudaMalloc((void **)&padded[which], bytes)) != cudaSuccess)
-            return err;
-        padded_bytes[which] = bytes;
-    }
-    err = cudaMemcpy2DAsync(padded[which], padded_pitch, *p, *pitch, *pitch, rows, cudaMemcpyDeviceToDevice, stream);
-    *p = padded[which];
-    *pitch = padded_pitch;
-    return err;
-}
-// [pad]
-
 // [launch]
 extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const uint16_t *A, const uint16_t *B,
                                                     float *C, cudaStream_t stream)
@@ -224,25 +192,30 @@ extern "C" cudaError_t launch_gemm_tma_multicast_tc(int M, int N, int K, const u
             return err;
         if (resident_clusters < 1) return cudaErrorInvalidConfiguration; /* cannot be resident at all */
     }
-    if ((err = rows_16_aligned(&A, &lda, M, K, 0, stream)) != cudaSuccess ||
-        (err = rows_16_aligned(&B, &ldb, K, N, 1, stream)) != cudaSuccess)
-        return err;
-    /* Tensor maps, made on the host each call (a few microseconds, while
-     * the GPU runs the previous work): A in boxes of TC_BM rows x TC_BK,
-     * B in panels of TC_BK rows x TC_PANEL_COLS, both 128 bytes wide, swizzled. */
-    CUtensorMap map_a, map_b;
-    char why[160];
-    if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, SW128_ROW_BYTES, why, sizeof why) ||
-        tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, TC_PANEL_COLS, SW128_ROW_BYTES, why, sizeof why)) {
-        fprintf(stderr, "07_tma_multicast: tma_multicast_tc: no tensor map for A or B: %s\n", why);
-        return cudaErrorInvalidValue;
+    /* Where A's or B's rows are not 16-byte aligned, a copy whose rows are
+     * (tensor_map.c), freed in stream order after the kernel. */
+    void *pad_a = NULL, *pad_b = NULL;
+    if ((err = tma_rows_aligned_bf16(&A, &lda, M, K, &pad_a, stream)) == cudaSuccess &&
+        (err = tma_rows_aligned_bf16(&B, &ldb, K, N, &pad_b, stream)) == cudaSuccess) {
+        /* Tensor maps, made on the host each call (a few microseconds, while
+         * the GPU runs the previous work): A in boxes of TC_BM rows x TC_BK,
+         * B in panels of TC_BK rows x TC_PANEL_COLS, both 128 bytes wide, swizzled. */
+        CUtensorMap map_a, map_b;
+        char why[160];
+        if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, SW128_ROW_BYTES, why, sizeof why) ||
+            tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, TC_PANEL_COLS, SW128_ROW_BYTES, why, sizeof why)) {
+            fprintf(stderr, "tma_multicast_tc: no tensor map for A or B: %s\n", why);
+            err = cudaErrorInvalidValue;
+        } else {
+            const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);
+            const int clusters = units < resident_clusters ? units : resident_clusters;
+            cluster_launch_config(&cfg, &attr, dim3(clusters * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM, stream,
+                                  dim3(TC_CLUSTER, 1, 1));
+            err = cudaLaunchKernelEx(&cfg, gemm_tma_multicast_tc, M, N, K, map_a, map_b, C);
+            if (err == cudaSuccess) err = cudaGetLastError();
+        }
     }
-    const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);
-    const int clusters = units < resident_clusters ? units : resident_clusters;
-    cluster_launch_config(&cfg, &attr, dim3(clusters * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM, stream,
-                          dim3(TC_CLUSTER, 1, 1));
-    err = cudaLaunchKernelEx(&cfg, gemm_tma_multicast_tc, M, N, K, map_a, map_b, C);
-    return err != cudaSuccess ? err : cudaGetLastError();
+    return tma_padding_free(pad_b, stream, tma_padding_free(pad_a, stream, err));
 }
 // [launch]
 SMEM_REPORT(tma_multicast_tc, TC_SMEM)

@@ -2,7 +2,7 @@
  * @file 07_tma_multicast/kernel_tc.h
  * @brief Launchers of chapter 07's tensor-core kernels, tma_multicast_tc and
  *        its TMA-store step tma_store_tc (C FP32 = A BF16 x B BF16, row-major).
- *        Built for sm_90a only (TUTORIAL_TC).
+ *        Built for sm_90 and later (TUTORIAL_TC).
  */
 #ifndef CH07_KERNEL_TC_H
 #define CH07_KERNEL_TC_H

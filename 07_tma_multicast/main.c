@@ -27,7 +27,7 @@ int main(int argc, char **argv)
         {"tma128_swizzled", launch_gemm_tma128_swizzled, gemm_tma128_swizzled_knobs},
         {"tma128_transposed", launch_gemm_tma128_transposed, gemm_tma128_transposed_knobs},
         {"tma128_fenced", launch_gemm_tma128_fenced, gemm_tma128_fenced_knobs},
-#ifdef TUTORIAL_TC /* the tensor-core line: an sm_90a build only */
+#ifdef TUTORIAL_TC /* the tensor-core line: a build for sm_80 or later */
         {"cluster_tc", .launch_tc = launch_gemm_cluster_tc, .knobs = gemm_cluster_tc_knobs},
         {"tma_multicast_tc", .launch_tc = launch_gemm_tma_multicast_tc, .knobs = gemm_tma_multicast_tc_knobs},
         /* store_tc.cu: the lesson with C stored by TMA, the step after it */

@@ -10,13 +10,13 @@
  * fills the other place. A warp waits before refilling a place until the
  * copy engine has read it, so a tile's last boxes would wait for its first
  * ones while the tensor cores idle: the warp stores its first boxes at the
- * tile's end and carries the last TC_DEFER in registers into the next
- * tile, storing one every TC_DEFER_STRIDE K steps while its multiplies run.
- * C whose rows are not 16-byte aligned is stored from registers, as in the
- * lesson.
+ * tile's end and carries the last TC_CARRIED in registers into the next
+ * tile, storing one every TC_DEFER_STRIDE K steps while its multiplies run
+ * (carry.cuh). C whose rows are not 16-byte aligned is stored from
+ * registers, as in the lesson.
  *
  * Parent: kernel_tc.cu (make diff-store_tc). Knobs: make help (TC_DEFER).
- * Built for sm_90a only.
+ * Built for sm_90 and later.
  */
 #include <cooperative_groups.h>
 #include <cuda.h>
@@ -35,7 +35,8 @@
 #include "../04_persistent/tile_order.cuh" /* grouped_tile_coords() */
 #include "../06_clusters_dsmem/cluster.cuh" /* cluster-wide mbarriers, cluster_launch_config() */
 #include "tma.cuh" /* TMA copies that complete on them */
-#include "tensor_map.h" /* tma_map_2d_bf16(): tensor maps on the host */
+#include "tensor_map.h" /* tma_map_2d_bf16(), tma_rows_aligned_bf16(): tensor maps on the host */
+#include "carry.cuh" /* the store boxes, TC_CARRIED and its split, carry_box_at(), carry_left_from() */
 
 #if !defined(TC_STAGES) || !defined(TC_CLUSTER) || !defined(TC_GROUP) || !defined(TC_PRODUCER_REGS) || \
     !defined(TC_CONSUMER_REGS) || !defined(TC_DEFER)
@@ -47,55 +48,35 @@
 #define TC_PRODUCERS WG_THREADS                    /**< one warpgroup copies: setmaxnreg acts on whole warpgroups */
 #define TC_WS_THREADS (TC_PRODUCERS + TC_CONSUMERS) /**< threads per block */
 #define TC_CONSUMER_WARPS (TC_CONSUMERS / 32) /**< warps that release a stage, one arrival each */
-/* The carried values live in the consumers' registers: more than 4 boxes
- * (64 values) take the most a consumer thread can have, 240, which leaves
- * the producers 24, enough for the one thread that issues copies unless it
- * copies 4 panels of B (TC_CLUSTER=1). Up to 4 fit the knobs' split. */
-#define TC_STORE_PRODUCER_REGS (TC_DEFER > 4 ? 24 : TC_PRODUCER_REGS)  /**< what a producer thread keeps */
-#define TC_STORE_CONSUMER_REGS (TC_DEFER > 4 ? 240 : TC_CONSUMER_REGS) /**< what a consumer thread gets */
 CHECK_REG_SPLIT(TC_WS_THREADS, TC_PRODUCERS, TC_STORE_PRODUCER_REGS, TC_STORE_CONSUMER_REGS);
 
-#define TC_C_BOX_COLS 32 /**< columns of C per store box: 128 bytes of FP32, the 128-byte swizzle's widest row */
-#define TC_C_BOX_ROWS 16 /**< rows of C per store box: one warp's rows of the accumulators */
-#define TC_C_BOX_BYTES (TC_C_BOX_ROWS * TC_C_BOX_COLS * 4) /**< a store box: 2 KB */
-#define TC_C_BOXES 2 /**< places for a box per warp in shared memory: one fills while TMA reads the other */
-#define TC_C_STAGING (TC_CONSUMER_WARPS * TC_C_BOXES * TC_C_BOX_BYTES) /**< every warp's boxes */
-#define TC_C_TILE_BOXES (TC_BN / TC_C_BOX_COLS) /**< boxes a warp stores per tile: its 16 rows, 32 columns at a time */
-#define TC_C_PER_BOX (TC_C_BOX_COLS / 2)        /**< accumulators a thread holds of one box */
-/* One carried box every 4 K steps, from the second on: each has long been
- * read from its box when the next needs it, and the writes do not bunch. */
-#define TC_DEFER_STRIDE 4 /**< K steps between two carried boxes' stores */
-/* The accumulators and the carried values a consumer thread can hold in
- * its 240 registers: the largest total that built without spilling. */
-#define TC_CARRY_REG_BUDGET 208 /**< registers for TC_ACC + TC_DEFER x TC_C_PER_BOX values */
-static_assert(TC_DEFER >= 0 && TC_DEFER < TC_C_TILE_BOXES, "TC_DEFER: 0 to TC_BN / 32 - 1 boxes per warp");
-static_assert(TC_ACC + TC_DEFER * TC_C_PER_BOX <= TC_CARRY_REG_BUDGET,
-              "TC_DEFER: the accumulators and the carried values need too many registers (TC_BN=256: at most 5)");
-static_assert(TC_DEFER <= 4 || TC_PART_PANELS <= 2,
-              "TC_DEFER above 4 leaves producers 24 registers, too few to copy 4 panels of B (TC_CLUSTER=1: at most 4)");
-
 extern "C" const char gemm_tma_store_tc_knobs[] =
-    KNOB(TC_BM) KNOB(TC_BN) KNOB(TC_BK) KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP)
-    KNOB(TC_DEFER); /* the register split follows from TC_DEFER and the knobs (above) */
+    TC_TILE_KNOBS KNOB(TC_STAGES) KNOB(TC_CLUSTER) KNOB(TC_GROUP) " TC_DEFER=" STR(TC_CARRIED)
+    REG_SPLIT_KNOBS(TC_STORE_PRODUCER_REGS, TC_STORE_CONSUMER_REGS);
 
 namespace cg = cooperative_groups;
 
 // [store]
 /**
- * @brief Store box @p q of this warp's 16 rows of C (columns
- *        q * TC_C_BOX_COLS on, of the tile at (@p m0, @p n0)) from the
- *        TC_C_PER_BOX values @p v, thread @p t of warpgroup @p wg: the
- *        warp writes them into one of its two places for a box in shared
- *        memory (@p staging holds every warp's), laid out as the map's 128-byte
- *        swizzle wants them, then one lane has the copy engine store the
- *        box. The copy engine writes whole 128-byte rows and leaves out
- *        what lies outside C. No warp waits for another.
+ * @brief Store box @p q of this warp's accumulators (its 16 x 32 piece
+ *        that holds values q x TC_C_PER_BOX on, tc_acc_pos(), of the tile
+ *        at (@p m0, @p n0)) from the TC_C_PER_BOX values @p v, thread @p t
+ *        of warpgroup @p wg: the warp writes them into one of its two
+ *        places for a box in shared memory (@p staging holds every warp's),
+ *        laid out as the map's 128-byte swizzle wants them, then one lane
+ *        has the copy engine store the box. The copy engine writes whole
+ *        128-byte rows and leaves out what lies outside C. No warp waits
+ *        for another.
  */
 __device__ __forceinline__ void store_box(const CUtensorMap *map_c, uint8_t *staging, const float *v, int q, int m0,
                                           int n0, int wg, int t)
 {
     const int warp = t / 32, lane = t % 32;
     uint8_t *box = staging + ((wg * WG_THREADS / 32 + warp) * TC_C_BOXES + q % TC_C_BOXES) * TC_C_BOX_BYTES;
+    int r0, c0; /* the piece's first row and column: the thread's first value is at (lane / 4, 2 (lane % 4)) of it */
+    tc_acc_pos(t, q * TC_C_PER_BOX, &r0, &c0);
+    r0 -= lane / 4;
+    c0 -= lane % 4 * 2;
     /* The store issued TC_C_BOXES boxes ago (in this tile or the last) has
      * read the box in this place: the lane that issued it waits. */
     if (lane == 0) bulk_wait_read<TC_C_BOXES - 1>();
@@ -103,57 +84,69 @@ __device__ __forceinline__ void store_box(const CUtensorMap *map_c, uint8_t *sta
 #pragma unroll
     for (int j = 0; j < TC_C_PER_BOX; j += 2) {
         int r, c;
-        wgmma_acc_pos(t, q * TC_C_PER_BOX + j, &r, &c);
-        r -= warp * TC_C_BOX_ROWS; /* the warp's rows: keeps r % 8, the swizzle's row */
-        c -= q * TC_C_BOX_COLS;    /* two adjacent columns: half of a 16-byte chunk, which the swizzle moves whole */
+        tc_acc_pos(t, q * TC_C_PER_BOX + j, &r, &c);
+        r -= r0; /* a multiple of 8 less: keeps r % 8, the swizzle's row */
+        c -= c0; /* two adjacent columns: half of a 16-byte chunk, which the swizzle moves whole */
         *reinterpret_cast<float2 *>(box + sw128_offset(r, c / 4) + c % 4 * 4) = make_float2(v[j], v[j + 1]);
     }
     fence_proxy_async(); /* the copy engine reads what these lanes wrote */
     __syncwarp();
     if (lane == 0) {
         /* (column n, row m) */
-        tma_store_2d(map_c, box, n0 + q * TC_C_BOX_COLS, m0 + wg * 64 + warp * TC_C_BOX_ROWS);
+        tma_store_2d(map_c, box, n0 + c0, m0 + wg * 64 + r0);
         bulk_commit();
     }
 }
 
+/** @brief A warp's carried boxes (carry.cuh): this thread's values of them, and the tile of C they belong to. */
+struct carried_tc {
+    float v[TC_CARRIED > 0 ? TC_CARRIED * TC_C_PER_BOX : 1]; /**< this thread's values of them (C++ has no empty arrays) */
+    int m0;    /**< the first row of their tile in C */
+    int n0;    /**< its first column */
+    bool held; /**< whether there are any: none before the first tile's end */
+};
+
 /**
  * @brief At a tile's end: store the boxes of warpgroup @p wg's 64 x TC_BN
  *        accumulators (thread @p t of it) that are not carried into the
- *        next tile, the first TC_C_TILE_BOXES - TC_DEFER of each warp, and
- *        copy the carried ones' values from @p acc to @p carry.
+ *        next tile, the first TC_C_TILE_BOXES - TC_CARRIED of each warp, and
+ *        carry the others' values in @p carry, with the tile (@p m0, @p n0).
  */
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, uint8_t *staging, const float acc[TC_ACC],
-                                               float *carry, int m0, int n0, int wg, int t)
+                                               carried_tc *carry, int m0, int n0, int wg, int t)
 {
 #pragma unroll
-    for (int q = 0; q < TC_C_TILE_BOXES - TC_DEFER; ++q)
+    for (int q = 0; q < TC_C_TILE_BOXES - TC_CARRIED; ++q)
         store_box(map_c, staging, acc + q * TC_C_PER_BOX, q, m0, n0, wg, t);
 #pragma unroll
-    for (int j = 0; j < TC_DEFER * TC_C_PER_BOX; ++j)
-        carry[j] = acc[(TC_C_TILE_BOXES - TC_DEFER) * TC_C_PER_BOX + j];
+    for (int j = 0; j < TC_CARRIED * TC_C_PER_BOX; ++j)
+        carry->v[j] = acc[(TC_C_TILE_BOXES - TC_CARRIED) * TC_C_PER_BOX + j];
+    carry->m0 = m0;
+    carry->n0 = n0;
+    carry->held = true;
 }
 
 /**
- * @brief Store carried box @p d if @p first <= d <= @p last (box
- *        TC_C_TILE_BOXES - TC_DEFER + d of the last tile, at (@p m0, @p n0)),
- *        its values in @p carry. The unrolled test keeps @p carry's
- *        indices constant, so it stays in registers.
+ * @brief Store the carried boxes @p first to TC_CARRIED - 1, or only
+ *        @p first if @p one (boxes TC_C_TILE_BOXES - TC_CARRIED + d of the
+ *        tile they belong to). The unrolled test keeps the indices of
+ *        @p carry's values constant, so they stay in registers.
  */
-__device__ __forceinline__ void store_carried(const CUtensorMap *map_c, uint8_t *staging, const float *carry,
-                                              int first, int last, int m0, int n0, int wg, int t)
+__device__ __forceinline__ void store_carried(const CUtensorMap *map_c, uint8_t *staging, const carried_tc *carry,
+                                              int first, bool one, int wg, int t)
 {
 #pragma unroll
-    for (int d = 0; d < TC_DEFER; ++d)
-        if (d >= first && d <= last)
-            store_box(map_c, staging, carry + d * TC_C_PER_BOX, TC_C_TILE_BOXES - TC_DEFER + d, m0, n0, wg, t);
+    for (int d = 0; d < TC_CARRIED; ++d)
+        if (carry->held && (one ? d == first : d >= first))
+            store_box(map_c, staging, carry->v + d * TC_C_PER_BOX, TC_C_TILE_BOXES - TC_CARRIED + d, carry->m0,
+                      carry->n0, wg, t);
 }
 // [store]
 
 
 /**
  * @brief tma_multicast_tc whose consumers store C through TMA, carrying
- *        each warp's last TC_DEFER boxes into the next tile's K loop.
+ *        each warp's last TC_CARRIED boxes into the next tile's K loop.
  * @param M, N, K  problem size
  * @param map_a  tensor map of A (M x K, BF16), boxes of TC_BM rows x TC_BK
  * @param map_b  tensor map of B (K x N, BF16), boxes of TC_BK rows x TC_PANEL_COLS (a panel)
@@ -235,8 +228,8 @@ gemm_tma_store_tc(int M, int N, int K, const __grid_constant__ CUtensorMap map_a
         warpgroup_set_registers<TC_STORE_CONSUMER_REGS, LAUNCH_REGS(TC_WS_THREADS)>(); /* take them */
         const int wg = (threadIdx.x - TC_PRODUCERS) / WG_THREADS, wg_thread = threadIdx.x % WG_THREADS;
         uint8_t *staging = ring + TC_STAGES * TC_STAGE_BYTES;
-        float carry[TC_DEFER * TC_C_PER_BOX + 1]; /* the last tile's carried boxes (+1: never of size 0) */
-        int carry_m0 = -1, carry_n0 = 0;          /* where they go in C; -1: nothing carried */
+        carried_tc carry; /* the last tile's carried boxes */
+        carry.held = false;
         int it = 0;
         for (int u = first; u < units; u += step) {
             int um, tn;
@@ -249,16 +242,14 @@ gemm_tma_store_tc(int M, int N, int K, const __grid_constant__ CUtensorMap map_a
                 TRACE_END(t_wait, TRACE_WAIT_FULL, kt);
                 TRACE_BEGIN(t_math);
                 mma_tile(acc, smem_addr(stage_a_tc(ring, s)), smem_addr(stage_b_tc(ring, s)), wg);
-                /* While they run: the last tile's carried box d at K step
-                 * 1 + d * TC_DEFER_STRIDE. */
-                if (carry_m0 >= 0 && kt % TC_DEFER_STRIDE == 1) {
+                /* While they run: the last tile's carried box of this K step, if any. */
+                const int d = carry_box_at(kt, TC_CARRIED, TC_DEFER_STRIDE);
+                if (d >= 0) {
                     TRACE_BEGIN(t_carry); /* a store step inside the multiply step */
-                    store_carried(&map_c, staging, carry, kt / TC_DEFER_STRIDE, kt / TC_DEFER_STRIDE, carry_m0,
-                                  carry_n0, wg, wg_thread);
+                    store_carried(&map_c, staging, &carry, d, true, wg, wg_thread);
                     TRACE_END(t_carry, TRACE_STORE, kt);
                 }
-                wgmma_wait(0); /* the tensor cores are done reading stage s */
-                wgmma_touch(acc, TC_ACC);
+                mma_wait(acc); /* the tensor cores are done reading stage s */
                 TRACE_END(t_math, TRACE_COMPUTE, kt);
                 /* Release stage s in every block of the cluster, one arrival
                  * per warp: the peers' producers multicast their parts into it. */
@@ -270,19 +261,17 @@ gemm_tma_store_tc(int M, int N, int K, const __grid_constant__ CUtensorMap map_a
             }
             TRACE_BEGIN(t_store);
             if (c_tma) {
-                /* the carried boxes a K loop this short did not reach */
-                if (carry_m0 >= 0)
-                    store_carried(&map_c, staging, carry, (k_tiles + TC_DEFER_STRIDE - 2) / TC_DEFER_STRIDE,
-                                  TC_DEFER - 1, carry_m0, carry_n0, wg, wg_thread);
-                carry_m0 = (um * TC_CLUSTER + rank) * TC_BM;
-                carry_n0 = tn * TC_BN;
-                store_tile_tma(&map_c, staging, acc, carry, carry_m0, carry_n0, wg, wg_thread);
+                /* the carried boxes a K loop this short did not reach, then this tile's */
+                store_carried(&map_c, staging, &carry, carry_left_from(k_tiles, TC_DEFER_STRIDE), false,
+                              wg, wg_thread);
+                store_tile_tma(&map_c, staging, acc, &carry, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, wg,
+                               wg_thread);
             } else
                 store_tile_tc(C, acc, (um * TC_CLUSTER + rank) * TC_BM, tn * TC_BN, M, N, wg, wg_thread);
             TRACE_END(t_store, TRACE_STORE, -1);
         }
         TRACE_BEGIN(t_last); /* the last tile's carried boxes: no K loop to go with */
-        if (carry_m0 >= 0) store_carried(&map_c, staging, carry, 0, TC_DEFER - 1, carry_m0, carry_n0, wg, wg_thread);
+        store_carried(&map_c, staging, &carry, 0, false, wg, wg_thread);
         TRACE_END(t_last, TRACE_STORE, -1);
         if (c_tma && wg_thread % 32 == 0) bulk_wait_all(); /* the boxes are read, and C written, before the block ends */
         // [consumer]
@@ -302,38 +291,6 @@ gemm_tma_store_tc(int M, int N, int K, const __grid_constant__ CUtensorMap map_a
 /* The number of clusters that can be resident at once (asked once). */
 static int resident_clusters;
 
-/* Buffers with rows padded to 16 bytes, for shapes a tensor map cannot
- * describe as they lie; grown as needed and kept. */
-static uint16_t *padded[2];
-static size_t padded_bytes[2];
-
-// [pad]
-/**
- * @brief Point *@p p at a copy of its @p rows x @p cols BF16 matrix whose
- *        rows start at multiples of 16 bytes, where they do not already,
- *        and set *@p pitch to the row stride in bytes: cudaMemcpy2DAsync
- *        into buffer @p which (0: A, 1: B), in @p stream.
- */
-static cudaError_t rows_16_aligned(const uint16_t **p, size_t *pitch, int rows, int cols, int which,
-                                   cudaStream_t stream)
-{
-    *pitch = (size_t)cols * sizeof(uint16_t);
-    if (cols % 8 == 0 && (uintptr_t)*p % 16 == 0) return cudaSuccess;
-    const size_t padded_pitch = (size_t)(cols + 7) / 8 * 8 * sizeof(uint16_t), bytes = padded_pitch * rows;
-    cudaError_t err;
-    if (padded_bytes[which] < bytes) {
-        if ((err = cudaFree(padded[which])) != cudaSuccess ||
-            (err = cudaMalloc((void **)&padded[which], bytes)) != cudaSuccess)
-            return err;
-        padded_bytes[which] = bytes;
-    }
-    err = cudaMemcpy2DAsync(padded[which], padded_pitch, *p, *pitch, *pitch, rows, cudaMemcpyDeviceToDevice, stream);
-    *p = padded[which];
-    *pitch = padded_pitch;
-    return err;
-}
-// [pad]
-
 // [launch]
 extern "C" cudaError_t launch_gemm_tma_store_tc(int M, int N, int K, const uint16_t *A, const uint16_t *B, float *C,
                                                 cudaStream_t stream)
@@ -349,31 +306,36 @@ extern "C" cudaError_t launch_gemm_tma_store_tc(int M, int N, int K, const uint1
             return err;
         if (resident_clusters < 1) return cudaErrorInvalidConfiguration; /* cannot be resident at all */
     }
-    if ((err = rows_16_aligned(&A, &lda, M, K, 0, stream)) != cudaSuccess ||
-        (err = rows_16_aligned(&B, &ldb, K, N, 1, stream)) != cudaSuccess)
-        return err;
-    /* Tensor maps, made on the host each call (a few microseconds, while
-     * the GPU runs the previous work): A in boxes of TC_BM rows x TC_BK,
-     * B in panels of TC_BK rows x TC_PANEL_COLS, both 128 bytes wide, swizzled. */
-    CUtensorMap map_a, map_b, map_c = {}; /* map_c stays zeros, unread, where C is stored from registers */
-    char why[160];
-    if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, SW128_ROW_BYTES, why, sizeof why) ||
-        tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, TC_PANEL_COLS, SW128_ROW_BYTES, why, sizeof why)) {
-        fprintf(stderr, "07_tma_multicast: tma_store_tc: no tensor map for A or B: %s\n", why);
-        return cudaErrorInvalidValue;
+    /* Where A's or B's rows are not 16-byte aligned, a copy whose rows are
+     * (tensor_map.c), freed in stream order after the kernel. */
+    void *pad_a = NULL, *pad_b = NULL;
+    if ((err = tma_rows_aligned_bf16(&A, &lda, M, K, &pad_a, stream)) == cudaSuccess &&
+        (err = tma_rows_aligned_bf16(&B, &ldb, K, N, &pad_b, stream)) == cudaSuccess) {
+        /* Tensor maps, made on the host each call (a few microseconds, while
+         * the GPU runs the previous work): A in boxes of TC_BM rows x TC_BK,
+         * B in panels of TC_BK rows x TC_PANEL_COLS, both 128 bytes wide, swizzled. */
+        CUtensorMap map_a, map_b, map_c = {}; /* map_c stays zeros, unread, where C is stored from registers */
+        char why[160];
+        if (tma_map_2d_bf16(&map_a, A, M, K, lda, TC_BM, TC_BK, SW128_ROW_BYTES, why, sizeof why) ||
+            tma_map_2d_bf16(&map_b, B, K, N, ldb, TC_BK, TC_PANEL_COLS, SW128_ROW_BYTES, why, sizeof why)) {
+            fprintf(stderr, "tma_store_tc: no tensor map for A or B: %s\n", why);
+            err = cudaErrorInvalidValue;
+        } else {
+            /* C in boxes of 16 rows x 32 columns, swizzled as the boxes in
+             * shared memory are written. Its rows must start at multiples of
+             * 16 bytes too (N a multiple of 4); other shapes store from
+             * registers, as the lesson does, instead of padding C. */
+            const int c_tma = tma_map_2d(&map_c, C, M, N, (size_t)N * sizeof(float), TC_C_BOX_ROWS, TC_C_BOX_COLS,
+                                         SW128_ROW_BYTES, NULL, 0) == 0;
+            const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);
+            const int clusters = units < resident_clusters ? units : resident_clusters;
+            cluster_launch_config(&cfg, &attr, dim3(clusters * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM, stream,
+                                  dim3(TC_CLUSTER, 1, 1));
+            err = cudaLaunchKernelEx(&cfg, gemm_tma_store_tc, M, N, K, map_a, map_b, map_c, C, c_tma);
+            if (err == cudaSuccess) err = cudaGetLastError();
+        }
     }
-    /* C in boxes of one warp's 16 rows x 32 columns, swizzled as the
-     * boxes in shared memory are written. Its rows must start at multiples
-     * of 16 bytes too (N a multiple of 4); other shapes store from
-     * registers, as the lesson does, instead of padding C. */
-    const int c_tma = tma_map_2d(&map_c, C, M, N, (size_t)N * sizeof(float), TC_C_BOX_ROWS, TC_C_BOX_COLS,
-                                 SW128_ROW_BYTES, NULL, 0) == 0;
-    const int units = (((M + TC_BM - 1) / TC_BM + TC_CLUSTER - 1) / TC_CLUSTER) * ((N + TC_BN - 1) / TC_BN);
-    const int clusters = units < resident_clusters ? units : resident_clusters;
-    cluster_launch_config(&cfg, &attr, dim3(clusters * TC_CLUSTER), dim3(TC_WS_THREADS), TC_SMEM, stream,
-                          dim3(TC_CLUSTER, 1, 1));
-    err = cudaLaunchKernelEx(&cfg, gemm_tma_store_tc, M, N, K, map_a, map_b, map_c, C, c_tma);
-    return err != cudaSuccess ? err : cudaGetLastError();
+    return tma_padding_free(pad_b, stream, tma_padding_free(pad_a, stream, err));
 }
 // [launch]
 SMEM_REPORT(tma_store_tc, TC_SMEM)

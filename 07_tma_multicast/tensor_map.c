@@ -94,6 +94,31 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
                   box_cols, swizzle, why, whylen);
 }
 
+// [pad]
+cudaError_t tma_rows_aligned_bf16(const uint16_t **p, size_t *pitch, int rows, int cols, void **padded,
+                                  cudaStream_t stream)
+{
+    const size_t bytes_per_row = (size_t)cols * sizeof(uint16_t);
+    const size_t padded_pitch = ((size_t)cols + 7) / 8 * 8 * sizeof(uint16_t);
+    cudaError_t err;
+    *padded = NULL;
+    *pitch = bytes_per_row;
+    if (cols % 8 == 0 && (uintptr_t)*p % 16 == 0) return cudaSuccess;
+    if ((err = cudaMallocAsync(padded, padded_pitch * rows, stream)) != cudaSuccess) return err;
+    err = cudaMemcpy2DAsync(*padded, padded_pitch, *p, bytes_per_row, bytes_per_row, rows, cudaMemcpyDeviceToDevice,
+                            stream);
+    *p = (const uint16_t *)*padded;
+    *pitch = padded_pitch;
+    return err;
+}
+// [pad]
+
+cudaError_t tma_padding_free(void *padded, cudaStream_t stream, cudaError_t err)
+{
+    const cudaError_t freed = padded != NULL ? cudaFreeAsync(padded, stream) : cudaSuccess;
+    return err != cudaSuccess ? err : freed;
+}
+
 int tma_map_2d_bf16(CUtensorMap *map, const uint16_t *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
                     uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen)
 {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <cuda.h> /* CUtensorMap and its enums only; the function comes from the runtime */
+#include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,32 @@ int tma_map_2d(CUtensorMap *map, const float *base, uint64_t rows, uint64_t cols
  */
 int tma_map_2d_bf16(CUtensorMap *map, const uint16_t *base, uint64_t rows, uint64_t cols, uint64_t row_bytes,
                     uint32_t box_rows, uint32_t box_cols, int swizzle, char *why, size_t whylen);
+
+/**
+ * @brief A BF16 matrix as a tensor map can describe it. Where the rows of
+ *        the @p rows x @p cols matrix at *@p p do not start at multiples of
+ *        16 bytes (@p cols not a multiple of 8, or *@p p not 16-byte
+ *        aligned), copy it in @p stream to a buffer whose rows do, padded,
+ *        and point *@p p at it; *@p pitch receives the row stride in bytes.
+ * @param p       the matrix's first element (device memory); replaced by the copy's
+ * @param pitch   receives the distance between rows in bytes
+ * @param rows, cols  its size in elements
+ * @param stream  where the copy is made, in order with the kernel that reads it
+ * @param padded  receives that buffer, NULL where none was needed: the
+ *                caller frees it after its last use in @p stream, with
+ *                cudaFreeAsync(*padded, stream) (stream order keeps it
+ *                until the kernel that reads it is done)
+ * @return the first failed call's error, or cudaSuccess
+ */
+cudaError_t tma_rows_aligned_bf16(const uint16_t **p, size_t *pitch, int rows, int cols, void **padded,
+                                  cudaStream_t stream);
+
+/**
+ * @brief Free @p padded, a buffer of tma_rows_aligned_bf16() (NULL: none),
+ *        in @p stream's order, after the work already queued.
+ * @return @p err if it is an error, else this call's
+ */
+cudaError_t tma_padding_free(void *padded, cudaStream_t stream, cudaError_t err);
 
 #ifdef __cplusplus
 }

@@ -5,12 +5,14 @@
  *        copies (plain or multicast) that complete on it. Tensor maps are
  *        made on the host (tensor_map.h).
  *
- * Include after 06_clusters_dsmem/cluster.cuh (smem_addr(), the mbarrier helpers).
+ * The mbarriers themselves are chapter 06's (06_clusters_dsmem/cluster.cuh).
  */
 #ifndef CH07_TMA_CUH
 #define CH07_TMA_CUH
 
 #include <stdint.h>
+
+#include "../common/ptx.cuh" /* smem_addr() */
 
 /**
  * @brief Arrive on this block's barrier @p bar and tell it to expect

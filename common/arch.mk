@@ -15,6 +15,11 @@ endif
 # sm_90a -> 90a (for -gencode) and 90 (for comparisons)
 ARCH_NUM := $(patsubst sm_%,%,$(ARCH))
 ARCH_CC := $(shell echo '$(ARCH_NUM)' | tr -cd '0-9')
+# 1 where ARCH has setmaxnreg (the architecture-specific targets from
+# sm_90a on, 03_warp_specialized/regs.cuh): the warp-specialized kernels'
+# register split, and the defaults that need it (TC_BN=256 beside 3
+# warpgroups), exist only there.
+SETMAXNREG := $(if $(filter 9% 1%,$(ARCH_NUM)),$(if $(filter %a %f,$(ARCH_NUM)),1))
 
 # The most dynamic shared memory one block may opt in to on ARCH, in bytes
 # (cudaDevAttrMaxSharedMemoryPerBlockOptin; the CUDA C++ Programming Guide's

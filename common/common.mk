@@ -21,14 +21,20 @@
 #   EXTRA_C     other C files it links besides main.c (a demonstration, or a
 #               host-side technique from the chapter that teaches it)
 #   TC_CU       its tensor-core sources (kernel_tc.cu and a parent's), built
-#               for ARCH=sm_90a only (wgmma); such a build defines
-#               TUTORIAL_TC, and main.c lists their kernels under it
+#               for sm_80 and later (mma.sync; wgmma on sm_90a); such a
+#               build defines TUTORIAL_TC, and main.c lists their kernels
+#               under it
+#   TC_STEPS    its tensor-core steps in files of their own, each FILE:PARENT
+#               (the file it extends): built with TC_CU, and shown by
+#               `make diff-NAME` (04: static_tc.cu:kernel_tc.cu)
 #   TC_PARENT   the chapter whose kernel_tc.cu its kernel_tc.cu extends,
 #               where that is not PARENT
-#   TC_PARENT_FILE  the file of that chapter its kernel_tc.cu extends, where
-#               that is not its kernel_tc.cu (06: 04_persistent/static_tc.cu)
+#   TC_PARENT_FILE  the file its kernel_tc.cu extends, where that is not
+#               TC_PARENT's kernel_tc.cu (06: mbarrier_tc.cu, a step)
 # On the command line:
 #   ARCH=sm_90a|sm_89|sm_86|sm_80|sm_75   GPU target (common/arch.mk picks one)
+#   TC_MMA=wgmma|mma_sync   the tensor-core line's MMA instruction: wgmma
+#               where ARCH has it (sm_90a, the default there), else mma_sync
 #   DEBUG=1     device debug build (-G), host -O0 -g
 #   V=1         show the commands
 #   WERROR=1    warnings are errors (the tests build this way)
@@ -68,7 +74,10 @@ ifneq ($(filter-out clean help diff print-% info,$(or $(MAKECMDGOALS),all)),)
   endif
 endif
 
-GENCODE := -gencode arch=compute_$(ARCH_NUM),code=sm_$(ARCH_NUM)
+# Machine code for ARCH, and its PTX beside it: a GPU of a later
+# architecture (an sm_80 build on an H100) runs that PTX, compiled by the
+# driver when the program starts: the same code ARCH's GPUs run.
+GENCODE := -gencode arch=compute_$(ARCH_NUM),code=[sm_$(ARCH_NUM),compute_$(ARCH_NUM)]
 BUILD ?= build
 BIN ?= run
 
@@ -91,10 +100,25 @@ CHAPTER_DEFS := -DTUTORIAL_MIN_CC=$(MIN_CC) \
                 -DTUTORIAL_MIN_CC_FOR='"$(MIN_CC_FOR)"' -DTUTORIAL_ARCH='"$(ARCH)"' \
                 -DTUTORIAL_SMEM_PER_BLOCK=$(SMEM_PER_BLOCK) -DTUTORIAL_TOO_BIG='"$(TOO_BIG)"'
 
-# The tensor-core line (TC_CU) is built, and main.c lists it, for sm_90a only.
-ifeq ($(ARCH_NUM),90a)
-  CHAPTER_DEFS += -DTUTORIAL_TC
+# The tensor-core line (TC_CU) is built, and main.c lists it, from sm_80
+# on: its MMA step (01_naive/blocked_tc.cuh) is wgmma where ARCH has it
+# (sm_90a only: not sm_100a, not sm_120a) and mma.sync m16n8k16 with
+# ldmatrix on every other ARCH; TC_MMA=mma_sync picks that one on sm_90a
+# too. Every .cu file of the build gets the same (-DTC_WGMMA).
+TC_MMA ?= $(if $(filter 90a,$(ARCH_NUM)),wgmma,mma_sync)
+ifneq ($(filter-out clean help diff% print-% info,$(or $(MAKECMDGOALS),all)),)
+  ifeq ($(filter wgmma mma_sync,$(TC_MMA)),)
+    $(error TC_MMA=$(TC_MMA): wgmma or mma_sync)
+  endif
+  ifeq ($(TC_MMA)$(filter 90a,$(ARCH_NUM)),wgmma)
+    $(error TC_MMA=wgmma: only sm_90a has wgmma; ARCH=$(ARCH) takes TC_MMA=mma_sync)
+  endif
 endif
+ifeq ($(shell [ '$(ARCH_CC)' -ge 80 ] 2>/dev/null && echo tc),tc)
+  CHAPTER_DEFS += -DTUTORIAL_TC -DTUTORIAL_TC_MMA='"$(TC_MMA)"' -DTUTORIAL_HAVE_WGMMA=$(if $(filter 90a,$(ARCH_NUM)),1,0)
+  TC_LINE := 1
+endif
+TC_DEFS := -DTC_MMA=$(TC_MMA) -DTC_WGMMA=$(if $(filter wgmma,$(TC_MMA)),1,0) -DTUTORIAL_SETMAXNREG=$(if $(SETMAXNREG),1,0)
 
 # -Wno-missing-field-initializers: a kernel table's FP32 rows leave launch_tc
 # out ({"name", launcher, knobs}), as C zero-fills it.
@@ -106,7 +130,7 @@ ifeq ($(TRACE),1)
   TRACE_DEFS := -DTUTORIAL_TRACE
 endif
 
-NVCCFLAGS_ALL := -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
+NVCCFLAGS_ALL := -std=c++17 $(GENCODE) $(TC_DEFS) -Xcompiler -Wall,-Wextra -MMD -MP
 ifeq ($(DEBUG),1)
   CFLAGS_ALL += -O0 -g
   NVCCFLAGS_ALL += -G -g -O0
@@ -132,10 +156,10 @@ endif
 COMMON_SRCS := $(wildcard $(COMMON_DIR)/*.c)
 # variants.cu: the chapter's measured alternatives to its lesson kernel, if any
 CU_SRCS := kernel.cu $(wildcard variants.cu) $(EXTRA_CU)
-# The tensor-core line: wgmma exists on sm_90a only (not on sm_100a or sm_120a).
-ifeq ($(ARCH_NUM),90a)
-  CU_SRCS += $(TC_CU)
-  TC_BUILT := $(filter kernel_tc.cu,$(TC_CU))
+# The tensor-core line, from sm_80 on (above).
+STEP_CU := $(foreach s,$(TC_STEPS),$(firstword $(subst :, ,$(s))))
+ifeq ($(TC_LINE),1)
+  CU_SRCS += $(TC_CU) $(STEP_CU)
 endif
 C_SRCS := main.c $(EXTRA_C)
 # ../01_naive/kernel.cu -> $(BUILD)/01_naive_kernel.o, so two kernel.cu never collide
@@ -200,44 +224,43 @@ ptx: $(foreach p,$(PTX_FILES),$(BUILD)/$(p).ptx)
 # -MMD: the PTX is remade when a header it includes changes (an exercise in
 # 01_naive/blocked.cuh, say), not only the .cu file.
 $(BUILD)/%.ptx: %.cu $(BUILD)/flags
-	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(KNOB_DEFS) -MMD -MP -MF $@.d -o $@ $<
+	$(Q)$(NVCC) -ptx -std=c++17 -arch=compute_$(ARCH_NUM) $(TC_DEFS) $(KNOB_DEFS) -MMD -MP -MF $@.d -o $@ $<
 
-# `make diff`: the lesson kernel against its parent's, which is the
-# technique this chapter adds (diff exits 1 when the files differ: not an
-# error here). The classroom's exercise markers are left out of both sides
-# (tests/classroom/regions.awk), so the diff shows code only.
-REGIONS_AWK := $(COMMON_DIR)/../tests/classroom/regions.awk
+# The diff engine of `make diff`, `make diff-tc` and `make diff-STEP` (the
+# pages call these targets too): OLD against NEW with the classroom's
+# exercise markers left out of both (common/regions.awk, the markers' one
+# owner), so a diff shows code only; diff's exit 1 (the files differ) is
+# no error here.
+REGIONS_AWK := $(COMMON_DIR)/regions.awk
+diff_files = @bash -c 'diff -u --label $(1) --label $(2) <(awk -v mode=clean -f $(REGIONS_AWK) $(1)) \
+  <(awk -v mode=clean -f $(REGIONS_AWK) $(2)); test $$? -le 1'
+
+# `make diff`: the lesson kernel against its parent's: the technique this chapter adds.
 diff:
 ifeq ($(strip $(PARENT)),)
 	@echo "$(CHAPTER_LABEL) has no parent chapter: its kernel.cu is a starting point"
 else
-	@bash -c 'diff -u --label ../$(strip $(PARENT))/kernel.cu --label kernel.cu \
-	  <(awk -v mode=clean -f $(REGIONS_AWK) ../$(strip $(PARENT))/kernel.cu) \
-	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel.cu); test $$? -le 1'
+	$(call diff_files,../$(strip $(PARENT))/kernel.cu,kernel.cu)
 endif
 
 TC_PARENT ?= $(PARENT)
 TC_PARENT_FILE ?= ../$(strip $(TC_PARENT))/kernel_tc.cu
-# `make diff-tc`: the same for the tensor-core line, kernel_tc.cu against the
-# parent's (chapter 01's is the line's start): TC_PARENT_FILE, the parent
-# chapter's kernel_tc.cu unless the chapter names another step of it.
+# `make diff-tc`: the same for the tensor-core line, kernel_tc.cu against
+# TC_PARENT_FILE: the parent chapter's kernel_tc.cu unless the chapter names
+# another file (a step, TC_STEPS).
 diff-tc:
 ifeq ($(wildcard kernel_tc.cu),)
 	@echo "$(CHAPTER_LABEL) has no tensor-core kernel"
 else ifeq ($(wildcard $(TC_PARENT_FILE)),)
 	@echo "$(CHAPTER_LABEL)'s kernel_tc.cu starts the tensor-core line: it has no parent"
 else
-	@bash -c 'diff -u --label $(TC_PARENT_FILE) --label kernel_tc.cu \
-	  <(awk -v mode=clean -f $(REGIONS_AWK) $(TC_PARENT_FILE)) \
-	  <(awk -v mode=clean -f $(REGIONS_AWK) kernel_tc.cu); test $$? -le 1'
+	$(call diff_files,$(TC_PARENT_FILE),kernel_tc.cu)
 endif
 
-# `make diff-NAME`, for a step after the lesson in its own file (NAME.cu,
-# e.g. 04's static_tc.cu, 07's store_tc.cu): that file against the lesson's
-# kernel_tc.cu, the kernel it extends.
-STEP_CU := $(filter-out kernel_tc.cu ../%,$(TC_CU))
-$(foreach f,$(STEP_CU),$(eval diff-$(basename $(f)): ; @bash -c 'diff -u --label kernel_tc.cu --label $(f) \
-  <(awk -v mode=clean -f $(REGIONS_AWK) kernel_tc.cu) <(awk -v mode=clean -f $(REGIONS_AWK) $(f)); test $$$$? -le 1'))
+# `make diff-NAME` for each step in a file of its own (TC_STEPS' FILE:PARENT,
+# e.g. 04's static_tc.cu:kernel_tc.cu): NAME.cu against the file it extends.
+step_parent = $(lastword $(subst :, ,$(filter $(1):%,$(TC_STEPS))))
+$(foreach f,$(STEP_CU),$(eval diff-$(basename $(f)): ; $$(call diff_files,$(call step_parent,$(f)),$(f))))
 
 # `make help`: the targets, and each knob with its default and meaning as
 # written on its `NAME ?= default  # meaning` line above.
@@ -245,8 +268,8 @@ help:
 	@echo "$(CHAPTER): make [target] [KNOB=value ...]"
 	@echo "targets:  all (default: build ./$(BIN))  clean  ptx (the kernel's PTX in $(BUILD)/)  info  help  smem"
 	@echo "          diff (kernel.cu against $(or $(strip $(PARENT)),its parent's: it has none)/kernel.cu)"
-	@$(if $(wildcard kernel_tc.cu),echo "          diff-tc (the tensor-core kernel, kernel_tc.cu, against its parent's; built for sm_90a only)")
-	@$(if $(STEP_CU),echo "          $(foreach f,$(STEP_CU),diff-$(basename $(f))) (a step after the tensor-core lesson against kernel_tc.cu)")
+	@$(if $(wildcard kernel_tc.cu),echo "          diff-tc (the tensor-core kernel, kernel_tc.cu, against its parent's; built for sm_80 and later)")
+	@$(foreach f,$(STEP_CU),echo "          diff-$(basename $(f)) (a tensor-core step, $(f), against $(call step_parent,$(f)))";)
 	@echo "needs:    compute capability $(call cc_dotted,$(MIN_CC)) ($(MIN_CC_FOR)); building for $(ARCH)"
 	@echo "knobs (default, meaning):"
 	@$(foreach k,$(KNOBS),sed -n 's/^$(k) *?=[^#]*#* *\(.*\)/  $(k)=$(strip $($(k)))	\1/p' $(CHAPTER_MAKEFILE) | expand -t 26;)
@@ -256,6 +279,7 @@ help:
 	@echo "also:     ARCH=sm_NN  DEBUG=1  V=1  WERROR=1  BUILD=dir  BIN=path"
 	@echo "          SMEM_PER_BLOCK=bytes (another part's settings, for ./run --smem-limit bytes)"
 	@echo "          TRACE=1 (trace points for ./run --trace FILE; the default build has none)"
+	@$(if $(TC_LINE),echo "          TC_MMA=wgmma|mma_sync (the tensor-core line's MMA instruction; for $(ARCH): $(TC_MMA))")
 
 # `make smem`: each kernel's name and the dynamic shared memory per block
 # its launcher asks for with this ARCH's knobs, from the sizes its
@@ -263,7 +287,7 @@ help:
 # sizes are host-side constants: preprocessed for no GPU target, so that
 # targets with the same knobs ask the same of the preprocessor.
 smem:
-	@bash $(COMMON_DIR)/smem.sh '$(NVCC) -E -x cu -std=c++17 -DTUTORIAL_SMEM_REPORT' \
+	@bash $(COMMON_DIR)/smem.sh '$(NVCC) -E -x cu -std=c++17 -DTUTORIAL_SMEM_REPORT $(TC_DEFS)' \
 	  $(foreach s,$(CU_SRCS),'$(s) $(call cu_defs,$(s))')
 
 info:

@@ -81,10 +81,14 @@ void device_require(const char *label, int min_cc, const char *min_cc_for, const
         exit(EXIT_UNSUPPORTED);
     }
     /* Machine code for sm_XY runs on X.Y and later GPUs of the same major
-     * version; an "a" target (sm_90a) runs on exactly that one. */
+     * version; an "a" target (sm_90a) runs on exactly that one. A plain
+     * target's build carries its PTX as well, which the driver compiles for
+     * any later GPU. */
     sscanf(built_arch, "sm_%d", &built);
-    if (p.major != built / 10 || p.minor < built % 10 ||
-        (strchr(built_arch, 'a') != NULL && p.minor != built % 10)) {
+    if (strchr(built_arch, 'a') == NULL && cc >= built && (p.major != built / 10 || p.minor < built % 10))
+        snprintf(out->jit, sizeof out->jit, "compute_%d", built);
+    else if (p.major != built / 10 || p.minor < built % 10 ||
+             (strchr(built_arch, 'a') != NULL && p.minor != built % 10)) {
         fprintf(stderr, "%s: this build is for %s, which cannot run on this GPU (%s, compute capability %d.%d).\n"
                         "Rebuild for it: make clean && make (make picks ARCH from the GPU), or ARCH=sm_%d%d%s.\n",
                 label, built_arch, p.name, p.major, p.minor, p.major, p.minor, p.major == 9 ? "a" : "");
@@ -97,6 +101,9 @@ void device_print(FILE *f, const device_info *d)
     fprintf(f, "device   : %s (sm_%d%d, %d SMs, %d MHz, L2 %d MB, driver %s, CUDA runtime %s)\n",
             d->name, d->major, d->minor, d->sms, d->clock_mhz, d->l2_bytes >> 20, d->driver,
             d->runtime);
+    if (d->jit[0])
+        fprintf(f, "code     : the build's %s PTX, compiled by the driver for this GPU when the program started\n",
+                d->jit);
 }
 
 void device_poison(void *p, size_t bytes)

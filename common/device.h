@@ -23,6 +23,7 @@ typedef struct {
     int clock_mhz;          /**< SM clock the driver reports */
     char driver[64];        /**< kernel driver version, e.g. "580.159.04" */
     char runtime[32];       /**< CUDA runtime version, e.g. "13.0" */
+    char jit[16];           /**< "compute_80" where the driver compiles the build's PTX for this GPU; "" where the build has its machine code */
 } device_info;
 
 /**
@@ -31,7 +32,10 @@ typedef struct {
  * Exits with ::EXIT_UNSUPPORTED and a message that names what is missing:
  * no GPU or no driver (with a hint to try `nvidia-smi`), a compute
  * capability below @p min_cc, or a GPU this build has no code for (built
- * for sm_90a, run on an sm_86 GPU).
+ * for sm_90a, run on an sm_86 GPU). A build for a plain target carries its
+ * PTX too (common.mk), which the driver compiles for a GPU of a later
+ * architecture when the program starts (an sm_80 build on an H100: @p out's
+ * jit says so).
  * @param label       who needs it, for the messages (e.g. "chapter 02")
  * @param min_cc      the lowest compute capability accepted, as digits (80 = 8.0)
  * @param min_cc_for  what needs it (e.g. "cp.async")

@@ -299,6 +299,18 @@ static void list_names(const gemm_chapter *ch, char *buf, size_t len)
                  ch->demo_name ? ch->demo_name : "");
 }
 
+/* The tensor-core line's MMA instruction, as the build chose it (TC_MMA, common.mk). */
+static const char *tc_mma_line(void)
+{
+#ifdef TUTORIAL_TC
+    if (strcmp(TUTORIAL_TC_MMA, "wgmma") == 0)
+        return "wgmma.mma_async m64nNk16 (a warpgroup, operands in shared memory), TC_MMA=wgmma";
+    return "mma.sync m16n8k16 fed by ldmatrix (a warp, operands in registers), TC_MMA=mma_sync";
+#else
+    return "none";
+#endif
+}
+
 /* One line's table: the FP32 kernels and cuBLAS, or (tc) the tensor-core
  * kernels and cuBLAS BF16, on the same seeded inputs (rounded to BF16 for
  * tc). Returns 1 when every result was right; exits on errors. */
@@ -328,8 +340,8 @@ static int gemm_section(chapter_env *env, const gemm_chapter *ch, int tc)
 
     if (tc)
         fprintf(s.out, "\ntensor cores: C[%dx%d] (FP32) = A[%dx%d] * B[%dx%d], A and B BF16 (the same inputs rounded to "
-                       "nearest), FP32 accumulation, row-major\n",
-                s.M, s.N, s.M, s.K, s.K, s.N);
+                       "nearest), FP32 accumulation, row-major\nMMA      : %s\n",
+                s.M, s.N, s.M, s.K, s.K, s.N, tc_mma_line());
     else
         fprintf(s.out, "problem  : C[%dx%d] = A[%dx%d] * B[%dx%d], FP32, row-major, inputs uniform[-1,1] seed %llu\n",
                 s.M, s.N, s.M, s.K, s.K, s.N, o->seed);
@@ -450,7 +462,7 @@ int gemm_chapter_main(int argc, char **argv, const gemm_chapter *ch)
     if (selects_line(ch, o, 0)) all_ok = gemm_section(&env, ch, 0) && all_ok;
     if (tc_built && selects_line(ch, o, 1)) all_ok = gemm_section(&env, ch, 1) && all_ok;
     else if (ch->tc_line && !tc_built && o->only == NULL)
-        fprintf(env.out, "\ntensor cores: this chapter's BF16 kernels (wgmma) need sm_90a, a Hopper GPU and a build "
-                         "for it (make ARCH=sm_90a); this build is for %s\n", TUTORIAL_ARCH);
+        fprintf(env.out, "\ntensor cores: this chapter's BF16 kernels need compute capability 8.0 (mma.sync with BF16) "
+                         "and a build for it; this build is for %s\n", TUTORIAL_ARCH);
     return chapter_finish(&env, all_ok);
 }

@@ -19,7 +19,7 @@
  * The problem is C = A * B with A (M x K), B (K x N) and C (M x N) FP32,
  * row-major, densely packed.
  *
- * The tensor-core line (kernels with launch_tc, built for sm_90a only)
+ * The tensor-core line (kernels with launch_tc, built for sm_80 and later)
  * gets a second table after the first: the same seeded inputs rounded to
  * BF16, C still FP32, the reference cuBLAS with BF16 inputs and FP32
  * accumulation (`cublasGemmEx`, CUBLAS_COMPUTE_32F), itself checked in
@@ -89,7 +89,7 @@ typedef struct {
     /** @brief Another demonstration run before the GEMMs (NULL: none); returns an exit code. */
     int (*demo)(chapter_env *env);
     const char *demo_name;      /**< its names for --only, space-separated (e.g. "tasks spawn"); it runs if any is selected */
-    int tc_line;                /**< 1: the chapter has tensor-core kernels (which only an sm_90a build has) */
+    int tc_line;                /**< 1: the chapter has tensor-core kernels (which a build for sm_80 or later has) */
 } gemm_chapter;
 
 /**

@@ -111,7 +111,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 
 MARK = re.compile(r"<!-- value: (?P<spec>[^>]*?) -->(?P<text>.*?)<!-- end -->")
 COMPARE = {
@@ -344,9 +343,15 @@ def runs_where_table():
               ("10.0", ["sm_100a"], "B200"), ("12.0", ["sm_120a"], "RTX 50")]
     builds = arch_builds()
     h200 = open("docs/results/h200.csv").read() if os.path.exists("docs/results/h200.csv") else ""
+    # the mma.sync path's measurements (tests/mma_paths.sh): the builds whose rows name the chapter
+    mma = {}
+    for f in sorted(glob.glob("docs/results/*-mma.csv")):
+        for r in csv.DictReader(l for l in open(f) if not l.startswith("#")):
+            mma.setdefault((r["chapter"], r["build"]), set()).add(r["gpu"].replace("NVIDIA ", "").split()[0])
     out = ["| ch. |" + "".join(f" {g} ({eg}) |" for g, _, eg in groups), "|---|" + "---|" * len(groups)]
     for ch in chapters():
         mn = int(mk_var(ch, "MIN_CC"))
+        tc = os.path.exists(f"{ch}/kernel_tc.cu")
         at = {a: make_vars(ch, a, "KNOB_DEFS", "TOO_BIG") for _, arches, _ in groups for a in arches[:1]
               if int(re.sub(r"\D", "", a)) >= mn}
         base = f" {at['sm_90a']['KNOB_DEFS']} "
@@ -358,16 +363,21 @@ def runs_where_table():
                 continue
             if a == "sm_90a":
                 cell = "**runs** (H100" + (", H200" if f",{ch}," in h200 else "") + ")"
+                if tc:
+                    cell += "; tensor cores: wgmma" + (", and mma.sync (`TC_MMA=mma_sync`, run on " + \
+                                                      ", ".join(sorted(mma[(ch, "mma_sync")])) + ")"
+                                                      if (ch, "mma_sync") in mma else "")
             else:
                 cell = "not built here"
                 for x in arches:
                     if f"{ch}:{x}" in builds:
                         cell = f"built ({x}), not run"
+                if (ch, a) in mma:
+                    cell = f"built ({a}); its PTX **runs** on the " + ", ".join(sorted(mma[(ch, a)]))
+                if tc and a != "sm_75":
+                    cell += "; tensor cores: mma.sync"
             knobs = ""
             for d in at[a]["KNOB_DEFS"].split():
-                # the tensor-core line's knobs (TC_*) matter where it is built: sm_90a alone
-                if d.startswith("-DTC_") and a != "sm_90a":
-                    continue
                 if f" {d} " not in base:
                     knobs += " " + d[2:]
             big = at[a]["TOO_BIG"]
@@ -380,65 +390,64 @@ def runs_where_table():
     return out
 
 
-def region_clean(path):
-    return subprocess.run(["awk", "-v", "mode=clean", "-f", "tests/classroom/regions.awk", path],
-                          stdout=subprocess.PIPE, text=True, check=True).stdout
-
-
-def kernel_diff(a, b):
-    """diff -u of two kernels as make diff-NN shows it (no exercise markers): (text, added, removed)."""
-    with tempfile.TemporaryDirectory() as t:
-        for name, path in (("a", a), ("b", b)):
-            with open(f"{t}/{name}", "w") as f:
-                f.write(region_clean(path))
-        d = subprocess.run(["diff", "-u", "--label", a, "--label", b, f"{t}/a", f"{t}/b"], stdout=subprocess.PIPE,
-                           text=True).stdout.rstrip("\n")
+def make_diff(ch, target):
+    """`make -C ch target` (diff, diff-tc, diff-STEP), the one diff engine: (text, added, removed)."""
+    d = subprocess.run(["make", "-s", "--no-print-directory", "-C", ch, target], stdout=subprocess.PIPE, text=True,
+                       check=True).stdout.rstrip("\n")
     lines = d.split("\n") if d else []
     return d, sum(1 for l in lines if re.match(r"^\+[^+]", l)), sum(1 for l in lines if re.match(r"^-[^-]", l))
 
 
+def in_chapter(ch, f):
+    """A file as the chapter's Makefile names it (../04_persistent/x.cu, kernel_tc.cu), from the top."""
+    return f[3:] if f.startswith("../") else f"{ch}/{f}"
+
+
+def anchor(name):
+    """A page's id for Doxygen (\\ref NAME, (#NAME)) that a Git host does not
+    show: an empty HTML anchor on the line under the title. (A title's own
+    "{#NAME}" is shown as text on a Git host; Doxygen 1.9 takes the title
+    from the first line only when that line is the heading.)"""
+    return f'<a id="{name}"></a>'
+
+
 def lineage():
-    """The lineage table, and the diff pages {name: text}."""
+    """The lineage table, and the diff pages {name: text}: each what make diff,
+    make diff-tc or make diff-STEP prints, the parents and steps as the
+    chapter's Makefile names them (PARENT, TC_PARENT_FILE, TC_STEPS)."""
     out = ["| ch. | chapter | builds on | its kernel.cu against the parent's |", "|---|---|---|---|"]
     pages = {}
     for ch in chapters():
-        n, title, parent = ch[:2], mk_title(ch), mk_var(ch, "PARENT")
+        n, title = ch[:2], mk_title(ch)
+        v = make_vars(ch, "sm_90a", "PARENT", "TC_PARENT_FILE", "TC_STEPS")
+        parent = v["PARENT"]
         if not parent:
             out.append(f"| {n} | [{title}](../{ch}/README.md) | - | a starting point |")
             continue
-        d, add, rm = kernel_diff(f"{parent}/kernel.cu", f"{ch}/kernel.cu")
+        d, add, rm = make_diff(ch, "diff")
         out.append(f"| {n} | [{title}](../{ch}/README.md) | {parent[:2]} | [+{add} -{rm} lines](diffs/diff-{n}.md) "
                    f"(`make diff-{n}`) |")
-        pages[f"diff-{n}.md"] = (f"# Chapter {n} against chapter {parent[:2]} {{#diff{n}}}\n\n"
+        pages[f"diff-{n}.md"] = (f"# Chapter {n} against chapter {parent[:2]}\n{anchor('diff' + n)}\n\n"
                                  f"What `{ch}/kernel.cu` adds to `{parent}/kernel.cu`: {add} lines added, {rm} removed.\n"
                                  f"`make diff-{n}` prints the same diff. Generated by `make tables`.\n\n```\n{d}\n```\n")
-        step_diffs(ch, pages)
-        parent = mk_var(ch, "TC_PARENT") or parent
-        # the file of the parent chapter that kernel_tc.cu extends (common.mk's TC_PARENT_FILE)
-        pfile = re.sub(r"^\.\./", "", mk_var(ch, "TC_PARENT_FILE")) or f"{parent}/kernel_tc.cu"
+        for step in v["TC_STEPS"].split():
+            f, sparent = step.split(":")
+            name = f[:-3]
+            d, add, rm = make_diff(ch, f"diff-{name}")
+            pages[f"diff-{n}-{name}.md"] = (
+                f"# Chapter {n}: {name}.cu against {os.path.basename(sparent)}\n"
+                f"{anchor('diff' + n + name.replace('_', ''))}\n\n"
+                f"What `{ch}/{f}` adds to `{in_chapter(ch, sparent)}`: {add} lines added, {rm} removed.\n"
+                f"`make -C {ch} diff-{name}` prints the same diff. Generated by `make tables`.\n\n```\n{d}\n```\n")
+        pfile = in_chapter(ch, v["TC_PARENT_FILE"])
         if not (os.path.exists(f"{ch}/kernel_tc.cu") and os.path.exists(pfile)):
             continue
-        d, add, rm = kernel_diff(pfile, f"{ch}/kernel_tc.cu")
+        d, add, rm = make_diff(ch, "diff-tc")
         pages[f"diff-{n}-tc.md"] = (
-            f"# Chapter {n} against chapter {parent[:2]}: the tensor-core kernels {{#diff{n}tc}}\n\n"
+            f"# Chapter {n} against its parent: the tensor-core kernels\n{anchor('diff' + n + 'tc')}\n\n"
             f"What `{ch}/kernel_tc.cu` adds to `{pfile}`: {add} lines added, {rm} removed.\n"
             f"`make -C {ch} diff-tc` prints the same diff. Generated by `make tables`.\n\n```\n{d}\n```\n")
     return out, pages
-
-
-def step_diffs(ch, pages):
-    """The diff pages of a chapter's steps after its tensor-core lesson (NAME_tc.cu beside
-    kernel_tc.cu, make diff-NAME_tc): each against kernel_tc.cu."""
-    n = ch[:2]
-    for f in sorted(glob.glob(f"{ch}/*_tc.cu")):
-        name = os.path.basename(f)[:-3]
-        if name == "kernel_tc":
-            continue
-        d, add, rm = kernel_diff(f"{ch}/kernel_tc.cu", f)
-        pages[f"diff-{n}-{name}.md"] = (
-            f"# Chapter {n}: {name}.cu against the lesson's kernel_tc.cu {{#diff{n}{name.replace('_', '')}}}\n\n"
-            f"What `{f}` adds to `{ch}/kernel_tc.cu`: {add} lines added, {rm} removed.\n"
-            f"`make -C {ch} diff-{name}` prints the same diff. Generated by `make tables`.\n\n```\n{d}\n```\n")
 
 
 def chapter_nav(ch):
@@ -457,7 +466,7 @@ def exercise_table(ch):
                    and "// ---- exercise " in open(f"{ch}/{f}", errors="replace").read())
     if not files:
         return [f"<em>No exercise regions in `{ch}`.</em>"]
-    lst = subprocess.run(["awk", "-v", "mode=list", "-f", "../tests/classroom/regions.awk"] + files, cwd=ch,
+    lst = subprocess.run(["awk", "-v", "mode=list", "-f", "../common/regions.awk"] + files, cwd=ch,
                          stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines()
     rows = sorted((l.split("\t") for l in lst), key=lambda r: r[2])  # stable, by exercise
     order, title, hint, where = [], {}, {}, {}
@@ -576,6 +585,47 @@ def results_table(spec):
     return out
 
 
+# The ceiling row of each build's MMA instruction (tests/mma_paths.sh's CSV).
+MMA_CEILING = {"wgmma": "ceiling_wgmma", "mma_sync": "ceiling_mma_sync", "sm_80": "ceiling_mma_sync"}
+MMA_BUILD = {"wgmma": "wgmma (`sm_90a`)", "mma_sync": "mma.sync (`sm_90a`, `TC_MMA=mma_sync`)",
+             "sm_80": "mma.sync (`sm_80` PTX, JIT)"}
+
+
+def mma_table(spec):
+    """A chapter's tensor-core kernels on both MMA paths (tests/mma_paths.sh):
+    per build and size, each kernel's rate, its share of cuBLAS BF16 in the
+    same run, and its share of its instruction's ceiling measured on the
+    same GPU (chapter 01's ./run --only ceiling). Filters: chapter=, m=,
+    builds=b1,b2 (default every build in the file)."""
+    file, fl = table_spec(spec)
+    if not os.path.exists(file):
+        return [f"<em>No measurements yet: run `bash tests/mma_paths.sh` on a GPU to create `{file}`.</em>"]
+    rows = rows_of(file)
+    ceil = {r["kernel"]: float(r["tflops"]) for r in rows if r["kernel"].startswith("ceiling_")}
+    builds = fl["builds"].split(",") if fl.get("builds") else list(dict.fromkeys(r["build"] for r in rows))
+    out = ["| MMA (build) | kernel | M x N x K | median ms | TFLOP/s | % of cuBLAS BF16 | % of the instruction's ceiling |"
+           " verified |", "|---|---|---|---|---|---|---|---|"]
+    first = None
+    for b in builds:
+        for r in rows:
+            if r["build"] != b or r["kernel"].startswith("ceiling_") or r["chapter"] != fl.get("chapter", r["chapter"]):
+                continue
+            if fl.get("m") and r["m"] != fl["m"]:
+                continue
+            first = first or r
+            c = ceil.get(MMA_CEILING[b]) if r["kernel"] != "cublas_bf16" else None
+            out.append(f"| {MMA_BUILD[b]} | {r['kernel']} | {r['m']}x{r['n']}x{r['k']} | {float(r['ms_median']):.3f} | "
+                       f"{float(r['tflops']):.1f} | {float(r['pct_cublas']):.1f}% | "
+                       f"{'%.1f%%' % (100 * float(r['tflops']) / c) if c else '-'} | {r['verified']} |")
+    if first is None:
+        return [f"<em>No rows in `{file}` match `{spec}`.</em>"]
+    cl = ", ".join(f"{k[len('ceiling_'):]} {v:.1f}" for k, v in ceil.items())
+    return out + ["", f"<em>Measured on {first['gpu']}, driver {first['driver']}, CUDA {first['cuda']}, commit "
+                      f"{first['commit']}, {first['date']}; from `{file}` (`bash tests/mma_paths.sh`). The ceilings "
+                      f"(TFLOP/s, the same run: {cl}) are each instruction back to back (chapter 01's `make ceiling`); "
+                      "cuBLAS BF16 multiplies with wgmma on this GPU.</em>"]
+
+
 def demo_table(spec):
     file, fl = table_spec(spec)
     per = fl.get("per", "item")
@@ -630,7 +680,7 @@ METRIC_LABELS = {
     "lts__t_sectors_op_read.sum": "L2 sectors read",
     "lts__t_sectors_srcunit_tex_op_read.sum": "L2 sectors read by SMs",
     "l1tex__m_xbar2l1tex_read_bytes.sum": "bytes from L2 into SMs",
-    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": "FFMAs (per thread)",
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": "FFMAs (all threads)",
     "sm__sass_inst_executed_op_shared_ld.sum": "shared-memory load instructions",
     "lts__t_bytes.sum": "L2 bytes",
     "lts__t_sector_hit_rate.pct": "L2 hit rate",
@@ -762,8 +812,8 @@ def trace_cost_table(spec):
     return out
 
 
-BLOCK = re.compile(r"<!-- (?:(results|metrics|demo|trace-cost)-table: (.*?) -->|(hardware|runs-where|lineage|exercise)-table -->|(chapter)-nav -->)")
-END = re.compile(r"<!-- end (results|metrics|demo|hardware|runs-where|lineage|trace-cost|exercise)-table -->|<!-- end chapter-nav -->")
+BLOCK = re.compile(r"<!-- (?:(results|metrics|demo|trace-cost|mma)-table: (.*?) -->|(hardware|runs-where|lineage|exercise)-table -->|(chapter)-nav -->)")
+END = re.compile(r"<!-- end (results|metrics|demo|hardware|runs-where|lineage|trace-cost|exercise|mma)-table -->|<!-- end chapter-nav -->")
 
 
 class Context:
@@ -825,6 +875,8 @@ def render(page, text, ctx):
             out += metrics_table(spec)
         elif kind == "demo":
             out += demo_table(spec)
+        elif kind == "mma":
+            out += mma_table(spec)
         else:
             out += results_table(spec)
         skipping = True
@@ -833,7 +885,7 @@ def render(page, text, ctx):
     return "\n".join(out)
 
 
-GENERATED = re.compile(r"<!-- ((results|metrics|demo|trace-cost)-table:|(hardware|runs-where|lineage|exercise)-table|"
+GENERATED = re.compile(r"<!-- ((results|metrics|demo|trace-cost|mma)-table:|(hardware|runs-where|lineage|exercise)-table|"
                        r"chapter-nav|value:|listing:)")
 
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Words of prose on a page: what a student reads, leaving out fenced and
 indented code, table rows, HTML comments (the figure markers) and tags.
+Every whitespace-separated token of what is left counts, punctuation alone
+("-", "=") included, as a reader's or an editor's word count has it.
 
     python3 docs/page_words.py 07_tma_multicast/README.md ...   one count per page
     python3 docs/page_words.py --check                          every chapter page and
@@ -25,7 +27,7 @@ def prose_words(text):
         if fenced or line.startswith("    ") or line.startswith("\t") or line.lstrip().startswith("|"):
             continue
         line = re.sub(r"<[^>]+>", " ", line)
-        words += sum(1 for w in line.split() if re.search(r"[A-Za-z0-9]", w))
+        words += len(line.split())  # every token a reader counts: "-", "=" and "(x)" alike
     return words
 
 

@@ -8,6 +8,13 @@
 #   bash tests/ab.sh                      every chapter with AB_VARIANTS
 #   CHAPTERS=07_tma_multicast ROUNDS=7 bash tests/ab.sh
 #
+# A change against the commit before it, interleaved the same way: AB_OLD
+# names a copy of that commit's tree (git archive COMMIT | tar -x -C DIR)
+# and AB_OLD_COMMIT the commit; each round runs this tree's default build
+# and then that tree's, both with --only AB_ONLY (kernels of both), and no
+# knob settings:
+#   AB_OLD=/tmp/old AB_OLD_COMMIT=9320552 AB_ONLY=persistent_tc,cublas_bf16 CHAPTERS=04_persistent bash tests/ab.sh
+#
 # Writes docs/results/<gpu>-ab.csv (RESULTS_DIR=dir: there instead; the
 # results columns and a round column; the chapters run now replace their
 # rows) and <gpu>-ab-summary.csv (tests/ab_summary.py: per setting the
@@ -30,9 +37,16 @@ trap 'rm -f "$tmp" "$tmp.rows"' EXIT
 : >"$tmp.rows"
 
 echo "== building (tests/build/bench, $(nproc) at a time)"
+old_build() { # chapter: the other commit's default build of it (AB_OLD)
+    local d=$ROOT/tests/build/bench/$1/old
+    make --no-print-directory -j4 -C "$AB_OLD/$1" BUILD="$d" BIN="$d/run" >"tests/build/logs/build-$1-old.log" 2>&1 &&
+        echo "$d/run"
+}
 for ch in $CHAPTERS; do
     settings "$ch"
-    [ ${#AB_VARIANTS[@]} -gt 0 ] || continue
+    [ -z "${AB_OLD:-}" ] || AB_VARIANTS=()
+    if [ -n "${AB_OLD:-}" ]; then old_build "$ch" >/dev/null & fi
+    [ ${#AB_VARIANTS[@]} -gt 0 ] || [ -n "${AB_OLD:-}" ] || continue
     for v in "" "${AB_VARIANTS[@]}"; do
         while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
         bench_build "$ch" "$v" >/dev/null &
@@ -48,6 +62,14 @@ run() { # round program args...: append the CSV rows with the round
 }
 for ch in $CHAPTERS; do
     settings "$ch"
+    if [ -n "${AB_OLD:-}" ]; then
+        echo "== $ch: this tree against $AB_OLD_COMMIT, $ROUNDS rounds"
+        for r in $(seq 1 "$ROUNDS"); do
+            run "$r" "$(bench_build "$ch")" --only "$AB_ONLY"
+            TUTORIAL_COMMIT=$AB_OLD_COMMIT run "$r" "$ROOT/tests/build/bench/$ch/old/run" --only "$AB_ONLY"
+        done
+        continue
+    fi
     [ ${#AB_VARIANTS[@]} -gt 0 ] || continue
     kernels=$(for v in "${AB_VARIANTS[@]}"; do variant_kernel "$v"; done | sort -u | tr '\n' ',')
     yard=$(for v in "${AB_VARIANTS[@]}"; do case $(variant_kernel "$v") in *_tc) echo cublas_bf16 ;; *) echo cublas ;; esac; done | sort -u | tr '\n' ',')

@@ -37,7 +37,7 @@ settings() {
 }
 
 # region_files DIR: the sources in DIR with exercise regions
-# (tests/classroom/regions.awk), sorted, names relative to DIR.
+# (common/regions.awk), sorted, names relative to DIR.
 region_files() { (cd "$1" && grep -l -- '// ---- exercise ' *.cu *.cuh *.c *.h 2>/dev/null | sort); }
 
 # ncu_path: the Nsight Compute command line (fails when there is none)
@@ -116,10 +116,13 @@ gemm_names() { grep -o '{"[a-z0-9_]*", \(\.launch_tc = \)\?launch_' "$1/main.c" 
 
 # The builds for other GPUs that make test-gpu makes (chapter:ARCH), never
 # run here: the what-runs-where table (docs/gen_pages.py) calls them "built".
-# One per shared-memory size a chapter's settings change for, and Blackwell.
-ARCH_BUILDS=(01_naive:sm_75 05_cooperative_grid:sm_75 02_double_buffer:sm_80 03_warp_specialized:sm_86
-             04_persistent:sm_86 06_clusters_dsmem:sm_100a 06_clusters_dsmem:sm_120a 07_tma_multicast:sm_100a
-             07_tma_multicast:sm_120a)
+# One per shared-memory size a chapter's settings change for, Blackwell,
+# and the tensor-core line's mma.sync path on Ampere, Ada and Blackwell
+# (sm_80, sm_86, sm_89, sm_100a, sm_120a).
+ARCH_BUILDS=(01_naive:sm_75 05_cooperative_grid:sm_75 01_naive:sm_89 02_double_buffer:sm_80 02_double_buffer:sm_89
+             03_warp_specialized:sm_80 03_warp_specialized:sm_86 04_persistent:sm_80 04_persistent:sm_86
+             04_persistent:sm_100a 04_persistent:sm_120a 06_clusters_dsmem:sm_100a 06_clusters_dsmem:sm_120a
+             07_tma_multicast:sm_100a 07_tma_multicast:sm_120a)
 
 # copy_repo DEST: the repository's files as a student's copy starts from:
 # what git knows (tracked, or new and not ignored), or without git the tree

@@ -4,11 +4,12 @@ every chapter with warnings as errors, the planted-fault kernels, and a
 planted wrong wgmma wait count that must stop the build."""
 
 import os
+import re
 import shutil
 
 import pytest
 
-from conftest import HANDOUT, TREE, WORK, build_chapter, build_planted, per_chapter, sh
+from conftest import CHAPTERS, HANDOUT, TREE, WORK, build_chapter, build_planted, jobs, per_chapter, sh
 
 pytestmark = pytest.mark.host
 ch_param = pytest.mark.parametrize("ch", per_chapter())
@@ -27,6 +28,44 @@ def test_builds_warning_free(ch, say):
         assert "warning" not in out.lower(), "the build printed a warning"
 
 
+def tc_objects(ch):
+    """The chapter's own tensor-core objects: kernel_tc and its steps (TC_STEPS)."""
+    steps = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-STEP_CU"])[1].split()
+    return ["kernel_tc"] + [s[:-3] for s in steps]
+
+
+MMA_PTX = [r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32", r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16",
+           r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16"]
+
+
+@pytest.mark.parametrize("ch,arch", per_chapter(
+    [(c, a) for a in ("sm_80", "sm_120a") for c in CHAPTERS
+     if os.path.exists(os.path.join(TREE, c, "kernel_tc.cu")) and (a != "sm_80" or c < "05")]))
+def test_mma_sync_path_builds(ch, arch, say):
+    """The tensor-core line where wgmma does not exist: the chapter's own
+    tensor-core objects (kernel_tc.cu and its steps) for an Ampere (sm_80,
+    no setmaxnreg) and a consumer Blackwell GPU (sm_120a), warning-free and
+    without a spill; their PTX multiplies with mma.sync fed by ldmatrix, and
+    has no wgmma (and no setmaxnreg on sm_80). make test-gpu builds the
+    whole chapters for more GPUs (test_builds_for_other_gpus)."""
+    objs = tc_objects(ch)
+    d = f"build/mma-{arch}"
+    rc, out = sh(["make", "--no-print-directory", f"-j{jobs()}", "-C", ch, f"ARCH={arch}", "WERROR=1", f"BUILD={d}",
+                  "PTX_FILES=" + " ".join(objs), "ptx"] + [f"{d}/{o}.o" for o in objs])
+    say(out)
+    assert rc == 0 and "warning" not in out.lower(), out[-3000:]
+    bad = []
+    for o in objs:
+        ptx = open(os.path.join(TREE, ch, d, o + ".ptx")).read()
+        for rx in MMA_PTX:
+            if not re.search(rx, ptx):
+                bad.append(f"{o}: no {rx}")
+        for rx in ["wgmma"] + (["setmaxnreg"] if arch == "sm_80" else []):
+            if re.search(rx, ptx):
+                bad.append(f"{o}: {rx} in an {arch} build")
+    assert not bad, bad
+
+
 def test_planted_faults_build(say):
     rc, out = build_planted()
     say(out)
@@ -35,22 +74,21 @@ def test_planted_faults_build(say):
 
 @pytest.mark.skipif(HANDOUT, reason="a handout: the chapters' kernels are the student's")
 def test_wrong_wgmma_wait_fails_the_build(say):
-    """A wgmma_wait(1) where wgmma_wait(0) belongs (one group left in flight
-    while its stage is released): the build is otherwise clean, ptxas adds
-    the wait itself (info C7517), and a WERROR=1 build must stop on it,
-    naming the cause."""
+    """A wgmma_wait(1) in mma_wait() where wgmma_wait(0) belongs (one group
+    left in flight while its stage is released): the build is otherwise
+    clean, ptxas adds the wait itself (info C7517), and a WERROR=1 build of
+    chapter 02's kernel must stop on it, naming the cause."""
     d = os.path.join(WORK, "planted-wait")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    for e in ["common", "01_naive"]:
-        os.symlink(os.path.join(TREE, e), os.path.join(d, e))
-    shutil.copytree(os.path.join(TREE, "02_double_buffer"), os.path.join(d, "02_double_buffer"),
-                    ignore=shutil.ignore_patterns("build", "run"))
-    k = os.path.join(d, "02_double_buffer", "kernel_tc.cu")
+    os.symlink(os.path.join(TREE, "common"), os.path.join(d, "common"))
+    for e in ["01_naive", "02_double_buffer"]:
+        shutil.copytree(os.path.join(TREE, e), os.path.join(d, e), ignore=shutil.ignore_patterns("build", "run"))
+    k = os.path.join(d, "01_naive", "blocked_tc.cuh")
     s = open(k).read()
-    assert "wgmma_wait(0); /* the tensor cores are done reading stage s */" in s
-    open(k, "w").write(s.replace("wgmma_wait(0); /* the tensor cores are done reading stage s */",
-                                 "wgmma_wait(1); /* planted: one group still in flight */"))
+    assert "    wgmma_wait(0);\n    wgmma_touch(acc, TC_ACC);" in s
+    open(k, "w").write(s.replace("    wgmma_wait(0);\n    wgmma_touch(acc, TC_ACC);",
+                                 "    wgmma_wait(1); /* planted: one group still in flight */\n    wgmma_touch(acc, TC_ACC);"))
     rc, out = sh(["make", "--no-print-directory", "-C", "02_double_buffer", "WERROR=1", "ARCH=sm_90a",
                   "build/kernel_tc.o"], cwd=d)
     say(out)

@@ -6,6 +6,7 @@ import glob
 import os
 import re
 import shutil
+import time
 import sys
 
 import pytest
@@ -23,7 +24,7 @@ WRONG = sorted(os.path.basename(p)[:-6] for p in glob.glob(os.path.join(ROOT, "t
 
 
 def awk_list(d, files):
-    return sh(["awk", "-v", "mode=list", "-f", os.path.join(TREE, "tests", "classroom", "regions.awk")] + files, cwd=d)
+    return sh(["awk", "-v", "mode=list", "-f", os.path.join(TREE, "common", "regions.awk")] + files, cwd=d)
 
 
 # ----------------------------------------------------------------- regions
@@ -249,6 +250,27 @@ def test_grade_hostile_class(say):
 
 @pytest.mark.host
 @no_handout
+def test_hostile_runtime_regions_are_spliced(say):
+    """The hostile-runtime class's host code (tests/classroom/hostile_runtime.py)
+    is legal by the lexical rule: the splice takes every region, so what
+    stops it is the jail, the budget and the room, which the GPU tier
+    checks (test_grade_hostile_runtime_gpu)."""
+    import hostile_runtime
+    d = os.path.join(WORK, "hostile-runtime-regions")
+    hostile_runtime.make(d, correct=1)
+    ids = {"04.1", "04.2", "04.3"}
+    for name in hostile_runtime.ATTACKS:
+        for f in ("kernel.cu", "kernel_tc.cu"):
+            lesson = regions.lines_of(open(os.path.join(TREE, "04_persistent", f)).read())
+            sub = regions.lines_of(open(os.path.join(d, name, "04_persistent", f)).read())
+            lines, notes = regions.splice(lesson, sub, ids, f)
+            say(f"{name} {f}: {notes or 'taken'}")
+            assert not notes, (name, f, notes)
+            assert hostile_runtime.ATTACKS[name] in "\n".join(lines), (name, f)
+
+
+@pytest.mark.host
+@no_handout
 def test_grade_without_namespace(say):
     """make grade-02 where bubblewrap cannot make a namespace (the grader's
     fallback: a clean environment and limits, a uid of its own as root): the
@@ -385,6 +407,51 @@ def test_wrong_solution_gpu(name, say):
     assert rc == 1, f"exit {rc} (wants 1)"
     assert expect != "gpu" or not rows, f"PTX rows failing: {rows}"
     assert gpu or passes, "the GPU part passes it, and its header does not say so"
+
+
+@pytest.mark.full
+@gpu_only
+@no_handout
+def test_grade_hostile_runtime_gpu(say):
+    """make grade-04 on one GPU of a class of ten correct students and the
+    hostile-runtime students (tests/classroom/hostile_runtime.py: sleeps,
+    spins, fork bombs, a full disk, /tmp and memory, a search of the file
+    system, kill -9 -1, detached processes on the GPU, exit(0)), within
+    HOSTILE_LIMIT seconds: every correct student with full marks, each
+    hostile one with 0 and a reason or full marks (its honest score, where
+    the jail contained the attack); and nothing left behind: no process of
+    a student's uid, no GPU memory in use, no copy in the grader's folder."""
+    import hostile_runtime
+    HOSTILE_LIMIT = 300
+    subs = os.path.join(WORK, "hostile-runtime-04")
+    out = subs + "-grades-04"
+    work = os.path.join(WORK, "hostile-runtime-work")
+    for d in (out, work):
+        shutil.rmtree(d, ignore_errors=True)
+    hostile_runtime.make(subs)
+    t0 = time.monotonic()
+    rc, o = sh(["python3", "tests/classroom/grade.py", "04", "--submissions", subs, "--out", out, "--gpus", "0",
+                "--work", work], timeout=HOSTILE_LIMIT + 300)
+    took = time.monotonic() - t0
+    say(o)
+    assert rc == 0, o[-3000:]
+    rows = gradebook(os.path.join(out, "grades-04.csv"))
+    bad = []
+    for r in rows:
+        say(f"{r['student']:<12} {r['exercise']} {r['points']}/{r['max']} {r['reason']}")
+        full = r["points"] == r["max"] and not r["reason"]
+        if r["student"].startswith("correct") and not full:
+            bad.append(f"{r['student']} {r['exercise']}: {r['points']} ({r['reason']})")
+        if not r["student"].startswith("correct") and not full and (r["points"] != "0" or not r["reason"]):
+            bad.append(f"{r['student']} {r['exercise']}: {r['points']} without a reason")
+    assert not bad, bad
+    assert took <= HOSTILE_LIMIT, f"graded in {took:.0f} s, more than {HOSTILE_LIMIT} s"
+    left = sh(["bash", "-c", "ps -eo uid=,comm= | awk '$1 >= 1000000000'"])[1].strip()
+    assert not left, f"processes of students' uids left: {left}"
+    gpu_apps = sh(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader"])[1].strip()
+    assert not gpu_apps, f"GPU memory still held: {gpu_apps}"
+    copies = os.path.join(work, "s")
+    assert not os.path.isdir(copies) or not os.listdir(copies), os.listdir(copies)
 
 
 @pytest.mark.full

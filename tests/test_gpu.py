@@ -197,8 +197,10 @@ def test_planted_fault_caught(fault, code, say):
 @pytest.mark.full
 @need_gpu
 def test_wrong_arch_exit_3(say):
-    """A build whose target cannot run on this GPU exits 3 and says how to rebuild."""
-    arch = "sm_90a" if compute_cap().startswith("8") else "sm_80"
+    """A build whose target cannot run on this GPU exits 3 and says how to
+    rebuild: an architecture-specific one (an "a" target) runs on its own
+    architecture only, and a plain target's PTX on none below it."""
+    arch = "sm_90a" if compute_cap().startswith("8") else "sm_100a"
     rc, out = Built.get(f"01-{arch}", f"make --no-print-directory -C 01_naive ARCH={arch} BUILD=build/{arch} "
                                       f"BIN=build/{arch}/run")
     assert rc == 0, out
@@ -374,6 +376,45 @@ def test_knobs_recorded(ch, say):
     assert not bad, bad
 
 
+# The tensor-core line's warp-level path on this GPU: built for it with
+# TC_MMA=mma_sync (sm_90a: setmaxnreg and TC_BN=256 as the wgmma build), and
+# for ARCH=sm_80, whose compute_80 PTX the driver compiles here (the code an
+# A100 runs: no setmaxnreg, TC_BN=128 in 03 and 04).
+MMA_BUILDS = {"mma_sync": "TC_MMA=mma_sync", "sm_80": "ARCH=sm_80"}
+MMA_SHAPES = ["127x255x63", "4097x4095x4099", "1x1000x1", "2304x4096x32"]
+
+
+def tc_chapters():
+    return [c for c in CHAPTERS if os.path.exists(os.path.join(TREE, c, "kernel_tc.cu"))]
+
+
+def tc_kernels(ch):
+    return [n for n in re.findall(r'\{"([a-z0-9_]*)", \.launch_tc = launch_', open(os.path.join(TREE, ch, "main.c")).read())]
+
+
+@pytest.mark.parametrize("ch,b", per_chapter([(c, b) for c in tc_chapters() for b in MMA_BUILDS
+                                              if b != "sm_80" or c < "05"]))
+@full_gpu
+def test_mma_sync_path(ch, b, say):
+    """Every tensor-core kernel of the chapter on the mma.sync path verified
+    at odd shapes (K % 8 != 0, 1 x N x 1, more tiles than resident blocks
+    with a short K), and clean under memcheck and racecheck."""
+    d = f"build/mma-{b}"
+    rc, out = Built.get(f"{ch}-mma-{b}", f"make --no-print-directory -j{jobs()} -C {ch} WERROR=1 BUILD={d} "
+                                          f"BIN={d}/run {MMA_BUILDS[b]}")
+    assert rc == 0, out[-3000:]
+    prog, only = f"{ch}/{d}/run", ",".join(tc_kernels(ch))
+    for i, shape in enumerate(MMA_SHAPES):
+        m, n, k = shape.split("x")
+        out = run_ok([prog, "--only", only + ",cublas_bf16", "--m", m, "--n", n, "--k", k, "--reps", "2",
+                      "--warmup", "1", "--seed", str(400 + i)], say)
+        jit = b == "sm_80" and compute_cap() != "8.0"  # elsewhere the driver compiles its PTX
+        assert "TC_MMA=mma_sync" in out and ("compute_80 PTX" in out) == jit, "not the path it names"
+    for tool in ("memcheck", "racecheck"):
+        sanitize(tool, [prog, "--only", only, "--m", "300", "--n", "200", "--k", "70", "--reps", "1", "--warmup",
+                        "0", "--timeout", "600"], say)
+
+
 @full
 @need_gpu
 def test_racecheck_catches_a_race(say):
@@ -486,28 +527,35 @@ def test_builds_for_other_gpus(ch, arch, say):
 @full
 @no_handout
 def test_tc_no_spills_measured_settings(ch, say):
-    """The tensor-core kernel at each tc setting the pages measure
-    (BENCH_VARIANTS, PROFILE_VARIANTS, SANITIZE_VARIANTS): ptxas reports no
-    stack frame and no spill."""
+    """Each tensor-core kernel of the chapter (kernel_tc.cu and its steps) at
+    each tc setting the pages measure (BENCH_VARIANTS, PROFILE_VARIANTS,
+    SANITIZE_VARIANTS), and at its defaults on the mma.sync path too:
+    ptxas reports no stack frame and no spill."""
     s = chapter_settings(ch)
     nvcc = os.environ["TUTORIAL_NVCC_REAL"]
     ptxas = os.path.join(os.path.dirname(nvcc), "ptxas")
-    settings_tc = sorted({variant_knobs(v) for v in s["BENCH_VARIANTS"] + s["PROFILE_VARIANTS"] + s["SANITIZE_VARIANTS"]
-                          if re.match(r"^[a-z_]*_tc:", v)})
+    steps = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-STEP_CU"])[1].split()
+    own = ["kernel_tc.cu"] + steps
+    file_of = lambda k: next((f for f in own if re.search(rf"\bgemm_{k}\(", open(os.path.join(TREE, ch, f)).read())), None)
+    runs = [(f, "") for f in own] + [(f, "TC_MMA=mma_sync") for f in own]
+    runs += sorted({(file_of(v.split(":")[0]), variant_knobs(v))
+                    for v in s["BENCH_VARIANTS"] + s["PROFILE_VARIANTS"] + s["SANITIZE_VARIANTS"]
+                    if re.match(r"^[a-z_]*_tc:", v) and file_of(v.split(":")[0])})
     bad = []
-    for v in [""] + settings_tc:  # "": the default knobs
+    for f, v in runs:
         knobs = v.split(",") if v else []
-        defs = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOB_DEFS", "ARCH=sm_90a"] + knobs)[1].split()
-        out_ptx = os.path.join(WORK, f"spill-{ch}-{variant_dir(v) if v else 'default'}.ptx")
+        defs = sh(["make", "-s", "--no-print-directory", "-C", ch, "print-KNOB_DEFS", "print-TC_DEFS",
+                   "ARCH=sm_90a"] + knobs)[1].split()
+        out_ptx = os.path.join(WORK, f"spill-{ch}-{f[:-3]}-{variant_dir(v) if v else 'default'}.ptx")
         rc, out = sh([os.environ["NVCC"], "-ptx", "-std=c++17", "-arch=compute_90a"] + defs +
-                     ["-o", out_ptx, f"{ch}/kernel_tc.cu"])
+                     ["-o", out_ptx, f"{ch}/{f}"])
         if rc != 0:
-            bad.append(f"{v or 'default'}: no build")
+            bad.append(f"{f} {v or 'default'}: no build")
             continue
         rc, out = sh([ptxas, "-arch=sm_90a", "-v", out_ptx, "-o", "/dev/null"])
         lines = sorted(set(re.findall(r".*bytes stack frame.*", out)))
-        say(f"{v or 'default'}: {lines}")
+        say(f"{f} {v or 'default'}: {lines}")
         if rc != 0 or not lines or not all(re.match(r"^\s*0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads$", l)
                                            for l in lines):
-            bad.append(f"{v or 'default'}: {lines}")
+            bad.append(f"{f} {v or 'default'}: {lines}")
     assert not bad, bad

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from conftest import CHAPTERS, HANDOUT, TREE, WORK, built, chapter_settings, per_chapter, sh
+from conftest import CHAPTERS, HANDOUT, TREE, WORK, built, chapter_settings, jobs, per_chapter, sh
 
 pytestmark = pytest.mark.host
 ch_param = pytest.mark.parametrize("ch", per_chapter())
@@ -46,6 +46,61 @@ def test_unit_tests(say):
         if rc != 0:
             failed.append(n)
     assert names and not failed, f"unit tests failed: {failed}"
+
+
+def test_carried_boxes(say):
+    """tma_store_tc's carried boxes (07_tma_multicast/carry.cuh): every box
+    stored exactly once, at every K-step count, box count and stride the
+    kernel can be built with, and a catch-up one box off is caught
+    (tests/unit/carry_test.c)."""
+    os.makedirs(os.path.join(TREE, "tests", "build"), exist_ok=True)
+    rc, out = sh(["cc", "-std=c11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I.", "tests/unit/carry_test.c",
+                  "-o", "tests/build/carry_test"])
+    say(out)
+    assert rc == 0, out
+    rc, out = sh(["tests/build/carry_test"])
+    say(out)
+    assert rc == 0 and re.search(r"^[1-9][0-9]* cases, 0 wrong; a catch-up one box off caught in [1-9]", out), out
+
+
+def test_headers_stand_alone(say):
+    """Every header of the chapters and common/ compiles when it is the
+    first thing a file includes (with the defines the build gives its
+    chapter): as C where a .c file includes it, else as CUDA. A header
+    includes what it uses, so no reader needs to know an order."""
+    from concurrent.futures import ThreadPoolExecutor
+    dirs = ["common"] + CHAPTERS
+    files = [os.path.relpath(os.path.join(d, f), TREE) for top in dirs
+             for d, _, fs in os.walk(os.path.join(TREE, top)) if "build" not in os.path.relpath(d, TREE).split("/")
+             for f in fs]
+    heads = sorted(f for f in files if f.endswith((".h", ".cuh")))
+    c_text = "".join(open(os.path.join(TREE, f), errors="replace").read() for f in files if f.endswith(".c"))
+    cuda = os.environ["CUDA_HOME"]
+    out_dir = os.path.join(WORK, "headers")
+    os.makedirs(out_dir, exist_ok=True)
+
+    def one(h):
+        ch = h.split("/")[0]
+        defs = sh(["make", "-s", "--no-print-directory", "-C", ch if ch != "common" else "01_naive", "print-KNOB_DEFS",
+                   "print-TC_DEFS"])[1].split()
+        as_c = h.endswith(".h") and re.search(rf'#include "([^"]*/)?{re.escape(os.path.basename(h))}"', c_text)
+        src = os.path.join(out_dir, re.sub(r"\W", "_", h) + (".c" if as_c else ".cu"))
+        with open(src, "w") as f:
+            f.write(f'#include "{os.path.join(TREE, h)}"\n')
+        cmd = (["cc", "-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-isystem", f"{cuda}/include"] if as_c
+               else [os.environ["TUTORIAL_NVCC_REAL"], "--cuda", "-x", "cu", "-std=c++17", "-gencode",
+                     "arch=compute_90a,code=sm_90a", "-o", "/dev/null"]) + defs + [src]
+        rc, out = sh(cmd)
+        return h, "C" if as_c else "CUDA", rc, out
+
+    with ThreadPoolExecutor(max_workers=max(2, jobs())) as pool:
+        results = list(pool.map(one, heads))
+    bad = []
+    for h, lang, rc, out in results:
+        say(f"{'ok  ' if rc == 0 else 'FAIL'} {h} ({lang})")
+        if rc != 0:
+            bad.append(f"{h}: {out[-400:]}")
+    assert len(heads) > 40 and not bad, bad
 
 
 # ------------------------------------------------------------------- PTX
@@ -281,15 +336,109 @@ def test_pages_in_one_sitting(say):
     """Every chapter page and the instructor's page hold at most
     docs/page_words.py's LIMIT words of prose (code, tables and markers left
     out): the deep dives live on the chapter's NOTES.md. The count itself is
-    checked on a page made to be over the limit, so the test can fail."""
+    checked on a page made to be over the limit, so the test can fail; a
+    token of punctuation alone ("-", "=") counts, as a reader counts it."""
     rc, out = sh(["python3", "docs/page_words.py", "--check"])
     say(out)
     assert rc == 0, out
     big = os.path.join(WORK, "words-test.md")
     with open(big, "w") as f:
-        f.write("```\ncode not counted\n```\n| a | table |\n<!-- a marker -->\n" + "word " * 5001 + "\n")
+        f.write("```\ncode not counted\n```\n| a | table |\n<!-- a marker -->\n" + "word " * 4998 + "- = (1)\n")
     rc, out = sh(["python3", "docs/page_words.py", big])
     assert out.split()[0] == "5001", out
+
+
+def md_pages():
+    """The repository's Markdown pages: what a Git host shows, and Doxygen's site."""
+    pats = ["README.md", "docs/*.md", "docs/diffs/*.md", "[0-9][0-9]_*/README.md", "[0-9][0-9]_*/NOTES.md"]
+    return sorted(os.path.relpath(f, TREE) for p in pats for f in glob.glob(os.path.join(TREE, p)))
+
+
+def shown_lines(text):
+    """A Markdown page's lines as a Git host shows them as text: fenced code,
+    inline code and HTML comments blanked (the line numbers stay)."""
+    text = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if re.match(r"\s*(```|~~~)", line):
+            fenced = not fenced
+            out.append("")
+        else:
+            out.append("" if fenced else re.sub(r"`[^`]*`", "", line))
+    return out
+
+
+def test_no_attribute_text_on_pages(say):
+    """No page shows Doxygen's "{#id}" as text: a Git host renders
+    "# Title {#id}" literally. A page's or a section's id is an empty
+    HTML anchor, <a id="id"></a>, which Doxygen and a Git host both honour
+    (docs/gen_pages.py's anchor() for the diff pages)."""
+    assert [l for l in shown_lines("# A page {#id}\n```\nx = ${#a[@]}\n```\n`{#b}` <!-- {#c} -->") if "{#" in l] == \
+        ["# A page {#id}"]  # the check itself: code and comments aside, the title's id is found
+    pages = md_pages()
+    bad = [f"{p}:{i}: {l.strip()}" for p in pages
+           for i, l in enumerate(shown_lines(open(os.path.join(TREE, p)).read()), 1) if "{#" in l]
+    say(f"{len(pages)} pages checked")
+    assert len(pages) > 20 and not bad, "\n".join(bad)
+
+
+def git_host_id(heading):
+    """The id a Git host (GitHub) gives a heading: its text lowercased,
+    punctuation dropped but '-' and '_', each space a '-'."""
+    t = re.sub(r"<[^>]+>", "", heading.replace("`", "")).strip().lower()
+    return re.sub(r"[^\w\- ]", "", t).replace(" ", "-")
+
+
+ANCHOR = re.compile(r'<a (?:id|name)="([^"]+)"></a>')
+
+
+def test_section_links_land(say):
+    """A link to a section of another page, [...](NOTES.md#id), lands on
+    both hosts: the page has the anchor <a id="id"></a> on the line above
+    the section's heading (Doxygen knows a heading by an explicit anchor
+    only), and id is the id a Git host gives that heading. Every link of a
+    chapter's README to its NOTES.md that names one of its sections
+    ("[chapter 07's notes, "The TMA-store step"](NOTES.md)", or the name
+    just after the link) carries the section's anchor. Anchors are unique
+    over all pages: Doxygen's are one namespace, and a second use of one
+    fails make docs."""
+    assert git_host_id("Where persistence pays: the profile at K = 64") == "where-persistence-pays-the-profile-at-k--64"
+    assert git_host_id("`persistent_tc`'s knobs") == "persistent_tcs-knobs"
+    pages = md_pages()
+    shown = {p: shown_lines(open(os.path.join(TREE, p)).read()) for p in pages}
+    anchors, bad = {}, []
+    for p in pages:
+        for i, l in enumerate(shown[p]):
+            for a in ANCHOR.findall(l):
+                if a in anchors:
+                    bad.append(f"{p}:{i + 1}: anchor '{a}' is also at {anchors[a][0]}:{anchors[a][1] + 1}")
+                anchors.setdefault(a, (p, i))
+    links = 0
+    for p in pages:
+        text = "\n".join(shown[p])
+        for m in re.finditer(r"\]\(([^()\s]*?\.md)#([^()\s]+)\)", text):
+            links += 1
+            where = f"{p}:{text.count(chr(10), 0, m.start()) + 1}"
+            target = os.path.normpath(os.path.join(os.path.dirname(p), m.group(1)))
+            a = anchors.get(m.group(2))
+            if not a or a[0] != target:
+                bad.append(f"{where}: no anchor '{m.group(2)}' in {target}")
+                continue
+            nxt = shown[target][a[1] + 1] if a[1] + 1 < len(shown[target]) else ""
+            h = re.match(r"^#+ (.*)$", nxt)
+            if not h or git_host_id(h.group(1)) != m.group(2):
+                bad.append(f"{where}: anchor '{m.group(2)}' is not above a heading whose Git-host id it is "
+                           f"({target}:{a[1] + 2}: {nxt!r})")
+        if re.match(r"^[0-9][0-9]_[^/]*/README\.md$", p) and os.path.join(os.path.dirname(p), "NOTES.md") in shown:
+            heads = {h.group(1).strip() for l in shown[os.path.join(os.path.dirname(p), "NOTES.md")]
+                     for h in [re.match(r"^#+ (.*)$", l)] if h}
+            for m in re.finditer(r"\[([^\]]*)\]\(NOTES\.md\)(,?\s*\"[^\"]*\")?", text):
+                named = set(re.findall(r'"([^"]*)"', re.sub(r"\s+", " ", m.group(1) + (m.group(2) or ""))))
+                if named & heads:
+                    bad.append(f"{p}:{text.count(chr(10), 0, m.start()) + 1}: a link to the notes' section "
+                               f"{sorted(named & heads)} without its anchor (NOTES.md#id)")
+    say(f"{links} links to sections, {len(anchors)} anchors")
+    assert links > 0 and not bad, "\n".join(bad)
 
 
 @pytest.mark.skipif(shutil.which("doxygen") is None, reason="doxygen is not installed; .ci/run installs it")

@@ -49,8 +49,9 @@ TRACE_MUST=(issue "wait full" compute store)
 CHECK_FILES=('kernel.cu kernel double_buffer' 'kernel_tc.cu kernel_tc double_buffer_tc')
 # 02.1: the copies, the acquire's wait before them, the commit's arrival;
 # 02.2: a wait after the copies (the consumer's), and the release's arrival
-# after the tile's shared-memory reads (kernel.cu) or after the wgmma wait
-# that ends the tensor cores' reads of the stage (kernel_tc.cu)
+# after the tile's shared-memory reads (kernel.cu), after the wgmma wait
+# that ends the tensor cores' reads of the stage (kernel_tc.cu), or on the
+# mma.sync path after its ldmatrix reads (kernel_tc@TC_MMA=mma_sync)
 CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.1 - mbarrier\.try_wait before:cp\.async\.(cg|ca)'
            '02.1 - cp\.async\.mbarrier\.arrive'
            '02.2 - mbarrier\.try_wait after:cp\.async\.(cg|ca)'
@@ -58,7 +59,14 @@ CHECK_PTX=('02.1 - cp\.async\.(cg|ca)\.shared\.global' '02.1 - mbarrier\.try_wai
            '02.1 kernel_tc:- cp\.async\.cg\.shared\.global' '02.1 kernel_tc:- mbarrier\.try_wait before:cp\.async\.cg'
            '02.1 kernel_tc:- cp\.async\.mbarrier\.arrive'
            '02.2 kernel_tc:- mbarrier\.try_wait after:cp\.async\.cg'
-           '02.2 kernel_tc:- mbarrier\.arrive\.shared::cta after:wgmma\.wait_group')
+           '02.2 kernel_tc:- mbarrier\.arrive\.shared::cta after:wgmma\.wait_group'
+           '02.1 kernel_tc@TC_MMA=mma_sync:- cp\.async\.cg\.shared\.global'
+           '02.1 kernel_tc@TC_MMA=mma_sync:- mbarrier\.try_wait before:cp\.async\.cg'
+           '02.1 kernel_tc@TC_MMA=mma_sync:- cp\.async\.mbarrier\.arrive'
+           '02.2 kernel_tc@TC_MMA=mma_sync:- mbarrier\.try_wait after:cp\.async\.cg'
+           '02.2 kernel_tc@TC_MMA=mma_sync:- mbarrier\.arrive\.shared::cta after:ldmatrix')
+# the GPU part runs the tensor-core kernel on its mma.sync path too
+CHECK_BUILDS=('TC_MMA=mma_sync:double_buffer_tc')
 CHECK_GPU=("02.1 which stage each tile's copies go to (an index)")
 
 # The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).

@@ -64,10 +64,17 @@ CHECK_PTX=('03.1 - atom\.add\.relaxed\.cta'
            '03.2 kernel_tc:- cp\.async\.mbarrier\.arrive' '03.2 kernel_tc:- mbarrier\.try_wait before:cp\.async\.cg'
            '03.3 kernel_tc:- mbarrier\.try_wait after:cp\.async\.cg'
            '03.3 kernel_tc:- mbarrier\.arrive\.shared::cta after:wgmma\.wait_group'
+           '03.1 kernel_tc@TC_MMA=mma_sync:- atom\.add\.relaxed\.cta'
+           '03.2 kernel_tc@TC_MMA=mma_sync:- cp\.async\.mbarrier\.arrive'
+           '03.2 kernel_tc@TC_MMA=mma_sync:- mbarrier\.try_wait before:cp\.async\.cg'
+           '03.3 kernel_tc@TC_MMA=mma_sync:- mbarrier\.try_wait after:cp\.async\.cg'
+           '03.3 kernel_tc@TC_MMA=mma_sync:- mbarrier\.arrive\.shared::cta after:ldmatrix'
            '03.1 variants:- atom\.add\.relaxed\.cta'
            '03.2 variants:- cp\.async\.mbarrier\.arrive' '03.2 variants:- mbarrier\.try_wait\.parity before:cp\.async\.(cg|ca)'
            '03.3 variants:- mbarrier\.try_wait\.parity after:cp\.async\.(cg|ca)')
 CHECK_GPU=("03.3@variants where the consumers release (the storers' barriers arrive after the reads too)")
+# the GPU part runs the tensor-core kernel on its mma.sync path too
+CHECK_BUILDS=('TC_MMA=mma_sync:warp_specialized_tc')
 
 # The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 STORER_WARPS=2 TC_BN=128 TC_STAGES=3 TC_PRODUCER_REGS=56 TC_CONSUMER_REGS=224)

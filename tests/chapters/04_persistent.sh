@@ -90,6 +90,10 @@ CHECK_PTX=('04.1 - atom\.global\.add' '04.1 - bar\.sync[[:space:]]+[^;]+,'
            '04.1 kernel_tc:- atom\.global\.add' '04.1 kernel_tc:- bar\.sync[[:space:]]+[^;]+,'
            '04.2 kernel_tc:- mbarrier\.try_wait >=4 if:atom\.global\.add'
            '04.2 kernel_tc:- cp\.async\.mbarrier\.arrive >=2 if:atom\.global\.add'
+           '04.1 kernel_tc@TC_MMA=mma_sync:- atom\.global\.add'
+           '04.1 kernel_tc@TC_MMA=mma_sync:- bar\.sync[[:space:]]+[^;]+,'
+           '04.2 kernel_tc@TC_MMA=mma_sync:- mbarrier\.try_wait >=4 if:atom\.global\.add'
+           '04.2 kernel_tc@TC_MMA=mma_sync:- cp\.async\.mbarrier\.arrive >=2 if:atom\.global\.add'
            '04.1 variants:- atom\.global\.add =3'
            '04.2 variants:- mbarrier\.try_wait >=18 if:atom\.global\.add'
            '04.2 variants:- cp\.async\.mbarrier\.arrive >=6 if:atom\.global\.add'
@@ -97,6 +101,8 @@ CHECK_PTX=('04.1 - atom\.global\.add' '04.1 - bar\.sync[[:space:]]+[^;]+,'
 CHECK_GPU=("04.1 which threads take a ticket (one, or every producer: the same atomic)"
            "04.1@variants the named barrier (the storers' own named barriers are there too)"
            "04.3 the reset (host code, not in the kernel's PTX)")
+# the GPU part runs the tensor-core kernel on its mma.sync path too
+CHECK_BUILDS=('TC_MMA=mma_sync:persistent_tc')
 
 # The knobs test: every knob away from its default (tests/test_gpu.py, test_knobs_recorded).
 KNOBS_TEST=(BM=64 BN=64 BK=16 MIN_BLOCKS=2 STAGES=3 PRODUCER_WARPS=2 GROUP=4 STORER_WARPS=2 PINGPONG_STAGES=6 TC_BN=128

@@ -13,7 +13,9 @@ make grade-NN makes of every submission (tests/classroom/grade.py).
    CHECK_GPU). No GPU needed. A CHECK_PTX rule is
    "EXERCISE [FILE:]FUNCTION REGEX [COUNT] [after:R] [before:R] [if:R]"
    (words without spaces; extended regexes, [[:space:]] for a space):
-     FILE       the PTX of FILE.cu (kernel_tc, variants, ...; default kernel)
+     FILE       the PTX of FILE.cu (kernel_tc, variants, ...; default kernel);
+                FILE@K=V,...: of FILE.cu built with those settings (the
+                tensor-core files' mma.sync path: kernel_tc@TC_MMA=mma_sync)
      FUNCTION   "-": all of it; else the kernels whose name contains it
      REGEX      alone: at least one line of that PTX matches it
      COUNT      >=N, =N or <=N: how many lines match (the lesson's count,
@@ -24,13 +26,19 @@ make grade-NN makes of every submission (tests/classroom/grade.py).
      if:R       judged only once R is in that PTX (another exercise's code it
                 needs); until then its row says so
    CHECK_GPU entries, "EXERCISE[@FILE] what", name what the PTX cannot show
-   of an exercise (of its copy in FILE.cu, or of every copy).
+   of an exercise (of its copy in FILE.cu, or of every copy). Every copy
+   of every exercise needs a rule or such an entry, and a copy in a
+   tensor-core file (*_tc.cu) one on each MMA path (TC_PATHS).
 3. On a GPU: every kernel that holds a region (CHECK_FILES), on both lines,
    verified element by element at the default size and at shapes that reach
    each region's code (odd shapes; a short K with more output tiles than
    resident blocks; CHECK_BUILDS: other knob settings, a 2 x 2 cluster),
    racecheck on a small problem, and the time beside the lesson's. A build
    in which ptxas had to add a wgmma wait the code leaves out fails.
+   Graded (make grade-NN), each step has a time limit and the student's
+   GPU part a budget, both from the lesson's own times for the same steps
+   (Budget), and a run whose kernels hold only exercises lost already
+   (refused, or failed the PTX part) is not made.
 
 Exit 0 when everything passes, 1 when something fails, 2 bad usage, 3 when
 the PTX part passed and there is no GPU (or too old a one) for the rest.
@@ -44,6 +52,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -61,6 +70,36 @@ RUN_LIMIT = 300      # seconds, wall, of one run (the program's own watchdog: 10
 BUILD_LIMIT = 1200   # of a build
 SAN_LIMIT = 1200     # of a compute-sanitizer run
 RACECHECK_CLEAN = "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"
+# The PTX of a tensor-core file (*_tc.cu) is judged on both MMA paths: the
+# default build's (wgmma on sm_90a) and the mma.sync path's.
+TC_PATHS = ["", "@TC_MMA=mma_sync"]
+
+
+# ------------------------------------------------------------------ budgets
+
+class Budget:
+    """The time a graded student's steps may take, from the lesson's own
+    times for the same steps on this GPU (Grader.prepare() measures them):
+    each run at most FLOOR + MULT x the lesson's (x the students sharing
+    the GPU), and the GPU part in all TOTAL_FLOOR + TOTAL_MULT x the
+    lesson's. make check-NN has none (None: the fixed limits above)."""
+    FLOOR, MULT = 30.0, 4.0
+    TOTAL_FLOOR, TOTAL_MULT = 120.0, 3.0
+
+    def __init__(self, lesson, sharing=1):
+        self.lesson = dict(lesson)   # {step: seconds}: a case's label, "racecheck", "build"
+        self.sharing = sharing       # students on one GPU at once
+        self.total = self.TOTAL_FLOOR + self.TOTAL_MULT * sharing * sum(
+            v for k, v in self.lesson.items() if k != "build")
+
+    def limit(self, step, default):
+        les = self.lesson.get(step)
+        return default if les is None else self.FLOOR + self.MULT * (self.sharing if step != "build" else 1) * les
+
+    def why(self, step, limit):
+        les = self.lesson.get(step)
+        return (f"over the time budget: stopped at its limit of {limit:.0f} s" +
+                (f" (the lesson's own run takes {les:.1f} s)" if les is not None else ""))
 
 
 # ------------------------------------------------------------------ the plan
@@ -79,11 +118,12 @@ class Plan:
             f, ptx, ks = e.split()
             self.files[f] = ks.split(",")
             self.ptx[f] = ptx + ".cu"
-        self.rules = []   # (exercise, PTX file, function, [regex, words...], the rule's text)
+        self.rules = []   # (exercise, PTX file[@settings], function, [regex, words...], the rule's text)
         for r in s["CHECK_PTX"]:
             w = r.split()
             f, func = (w[1].split(":", 1) if ":" in w[1] else ("kernel", w[1]))
-            self.rules.append((w[0], f + ".cu", func, w[2:], r))
+            f, at, knobs = f.partition("@")
+            self.rules.append((w[0], f + ".cu" + at + knobs, func, w[2:], r))
         self.gpu_notes = []  # (exercise, file or None, what)
         for g in s["CHECK_GPU"]:
             head, text = g.split(" ", 1)
@@ -149,10 +189,22 @@ class Plan:
                     out.append(f"{f}: holds chapter {self.n}'s regions and is not in CHECK_FILES")
                 continue
             for ex in self.own({r.ex for r in rs}):
-                ruled = any(rx == ex and rf == self.ptx[f] for rx, rf, *_ in self.rules)
                 noted = any(nx == ex and nf in (None, f) for nx, nf, _ in self.gpu_notes)
-                if not (ruled or noted):
-                    out.append(f"exercise {ex} in {f}: no CHECK_PTX rule on {self.ptx[f]}'s PTX, no CHECK_GPU line")
+                for path in TC_PATHS if self.ptx[f].endswith("_tc.cu") else [""]:
+                    ruled = any(rx == ex and rf == self.ptx[f] + path for rx, rf, *_ in self.rules)
+                    if not (ruled or noted):
+                        out.append(f"exercise {ex} in {f}: no CHECK_PTX rule on {self.ptx[f]}{path}'s PTX, "
+                                   "no CHECK_GPU line")
+        return out
+
+    def ptx_builds(self):
+        """{settings: the PTX files to build with them} ("": the default build)."""
+        out = {"": sorted(set(self.ptx.values()))}
+        for _, rf, *_ in self.rules:
+            f, at, knobs = rf.partition("@")
+            if at:
+                out.setdefault(knobs, [])
+                out[knobs] += [] if f in out[knobs] else [f]
         return out
 
 
@@ -236,14 +288,13 @@ def ptx_rows(plan, region_list, ptx_files):
         state = "written" if any(r.state() == "written" for r in mine) else "todo"
         found, missing, later, gpu = [], [], [], []
         for f in sorted({plan.ptx[h] for h in plan.holders(ex, region_list)}):
-            lines = ptx_files.get(f)
-            tag = f[:-3]
             for rex, rf, func, words, text in plan.rules:
-                if rex != ex or rf != f:
+                if rex != ex or rf.partition("@")[0] != f:
                     continue
+                lines, tag = ptx_files.get(rf), rf.replace(".cu", "")
                 if lines is None:
-                    missing.append(f"{tag}: no PTX ({f} does not compile)")
-                    break
+                    missing.append(f"{tag}: no PTX ({rf} does not compile)")
+                    continue
                 st, say = ptx_rule(lines, func, words[0], words[1:]) if words else (2, "no REGEX")
                 if st == 2:
                     raise SystemExit(f"tests/chapters/{plan.ch}.sh: CHECK_PTX rule '{text}': {say}")
@@ -463,10 +514,13 @@ class Check:
     None: the runs' own PASSED/FAILED lines judge (make check-NN)."""
 
     def __init__(self, plan, code, build, work, ex, out=None, arch=None, verifier=None, names=None,
-                 verifier_env=None):
+                 verifier_env=None, budget=None):
         self.plan, self.code, self.build_root, self.work, self.ex, self.out = plan, code, build, work, ex, out
         self.arch, self.verifier, self.names = arch, verifier, names
         self.venv = verifier_env or {}
+        self.budget, self.used = budget, 0.0  # Budget, and the seconds the GPU part has taken
+        self.lost = set()  # exercises already at 0 (make grade-NN): a run of only their kernels is not made
+        self.region_list = {}  # {file: [Region]} of the code checked (the PTX part sets it)
         self.rows, self.failed = [], False
         self.kernel_fail, self.kernel_ran, self.race = {}, {}, {}
         self.speed, self.pending, self.build_errors = {}, [], []
@@ -500,29 +554,59 @@ class Check:
 
     # -------------------------------------------------------------- PTX part
     def ptx_part(self, region_list):
-        d = os.path.join(self.build_root, "ptx")
-        files = sorted(set(self.plan.ptx.values()))
-        at = self.log.tell()
-        rc = self.ex.step(self.make("ptx", f"BUILD={self.ex.inside(d)}",
-                                    "PTX_FILES=" + " ".join(f[:-3] for f in files)), self.code, False, BUILD_LIMIT)
-        ptx = {}
-        for f in files:
-            text = read_text(os.path.join(d, f[:-3] + ".ptx"), 256 << 20) if rc == 0 else None
-            ptx[f] = text.splitlines() if text is not None else None
-        if rc != 0:
-            self.build_errors = self.log_tail(at)
+        self.region_list = region_list
+        ptx, failed = {}, None
+        for knobs, files in self.plan.ptx_builds().items():
+            d = os.path.join(self.build_root, "ptx" + ("-" + re.sub(r"[^A-Za-z0-9]+", "_", knobs) if knobs else ""))
+            at = self.log.tell()
+            rc = self.ex.step(self.make("ptx", f"BUILD={self.ex.inside(d)}", "PTX_FILES=" +
+                                        " ".join(f[:-3] for f in files), *knobs.split(",") if knobs else []),
+                              self.code, False, BUILD_LIMIT)
+            for f in files:
+                text = read_text(os.path.join(d, f[:-3] + ".ptx"), 256 << 20) if rc == 0 else None
+                ptx[f + ("@" + knobs if knobs else "")] = text.splitlines() if text is not None else None
+            if rc != 0 and failed is None:
+                failed = rc
+                self.build_errors = self.log_tail(at)
+        if failed is not None:
             for line in self.build_errors:
                 self.say("  | " + line)
-            self.row("PTX", "FAIL", f"the chapter's code does not compile ({make_exit(rc)}; above)")
+            self.row("PTX", "FAIL", f"the chapter's code does not compile ({make_exit(failed)}; above)")
         for r in ptx_rows(self.plan, region_list, ptx):
             self.row(*r)
 
     # -------------------------------------------------------------- GPU part
+    def timed_step(self, step, default, argv, cwd, gpu, stdout=None):
+        """A step under its limit (the budget's, or default); the GPU part's
+        time is counted. Returns (exit status, why it was ended or None)."""
+        limit = self.budget.limit(step, default) if self.budget else default
+        t0 = time.monotonic()
+        rc = self.ex.step(argv, cwd, gpu, limit, stdout=stdout)
+        if gpu:
+            self.used += time.monotonic() - t0
+        why = getattr(self.ex, "why", None)  # the executor ended it (its copy outgrew its room)
+        if why is None and rc is None and self.budget:
+            why = self.budget.why(step, limit)
+        return rc, why
+
+    def over_budget(self):
+        """Why the GPU part stops here (its budget spent), or None."""
+        if self.budget and self.used >= self.budget.total:
+            return (f"over the time budget: the GPU part took {self.used:.0f} s of the {self.budget.total:.0f} s "
+                    "it may (from the lesson's own times)")
+        return None
+
+    def useful(self, k):
+        """Whether kernel k holds any exercise not lost already."""
+        exs = {r.ex for f, ks in self.plan.files.items() if k in ks for r in self.region_list.get(f, [])}
+        return not self.lost or any(ex not in self.lost for ex in self.plan.own(exs))
+
     def build(self, label, knobs):
         d = os.path.join(self.build_root, "build-" + (re.sub(r"[^A-Za-z0-9]+", "_", label) or "default"))
         at = self.log.tell()
-        rc = self.ex.step(self.make(f"BUILD={self.ex.inside(d)}", f"BIN={self.ex.inside(d)}/run", *knobs),
-                          self.code, False, BUILD_LIMIT)
+        rc, why = self.timed_step("build", BUILD_LIMIT, self.make(f"BUILD={self.ex.inside(d)}",
+                                                                 f"BIN={self.ex.inside(d)}/run", *knobs),
+                                  self.code, False)
         name = "build" + (f" [{label}]" if label else "")
         tail = self.log_tail(at, 400)
         if rc == 0 and any("(C7517)" in l or "(C7519)" in l for l in tail):
@@ -533,7 +617,7 @@ class Check:
                 self.say("  | " + line)
             self.row(name, "FAIL", "ptxas had to add a wgmma wait the code leaves out (C7517/C7519, above): a "
                      "stage is given back while the tensor cores may still read it" if rc == "wgmma"
-                     else f"the chapter does not build ({make_exit(rc)}; above)")
+                     else why or f"the chapter does not build ({make_exit(rc)}; above)")
             return None
         self.row(name, "ok", "built" + (f" with {' '.join(knobs)}" if knobs else ""))
         return os.path.join(d, "run")
@@ -574,9 +658,19 @@ class Check:
         kernels = self.available(self.plan.build_kernels(build))
         failed = [k for k in kernels if k in self.kernel_fail]
         kernels = [k for k in kernels if k not in self.kernel_fail]  # a kernel that failed once is not run again
+        moot = [k for k in kernels if not self.useful(k)]
+        kernels = [k for k in kernels if k not in moot]
+        spent = self.over_budget()
+        if spent and kernels:
+            for k in kernels:
+                self.kernel_fail.setdefault(k, []).append(f"{label}: not run: {spent}")
+            self.row(label, "FAIL", f"not run ({', '.join(kernels)}): {spent}")
+            return
         if not kernels:
-            if failed:
-                self.row(label, "-", "not run: " + ", ".join(failed) + " failed a run already")
+            why = (["failed a run already: " + ", ".join(failed)] if failed else []) + \
+                  (["every exercise they hold has lost its points already: " + ", ".join(moot)] if moot else [])
+            if why:
+                self.row(label, "-", "not run: " + "; ".join(why))
             return
         todo, bad, attempt, notrun = list(kernels), {}, 0, []
         while todo:
@@ -586,7 +680,7 @@ class Check:
             extra = (["--dump", self.ex.inside(dump)] if self.verifier is not None else []) + (["--csv"] if timed else [])
             argv = [self.ex.inside(prog), "--only", self.plan.only(todo)] + args + ["--timeout", "10"] + extra
             with open(os.path.join(self.work, "run.out"), "w+") as out:
-                rc = self.ex.step(argv, os.path.dirname(prog), True, RUN_LIMIT, stdout=out)
+                rc, why = self.timed_step(label, RUN_LIMIT, argv, os.path.dirname(prog), True, stdout=out)
                 text = read_fd_text(out)
             if timed:
                 self.speed.update(csv_times(text))
@@ -609,8 +703,15 @@ class Check:
             # the kernel the run died in: the first without a verdict in the order the program
             # runs them (its table's FP32 rows, then its tensor-core rows)
             rest.sort(key=self.run_order)
-            bad[rest[0]] = what_exit(rc) if rc != 0 else "no result"
+            bad[rest[0]] = why or (what_exit(rc) if rc != 0 else "no result")
             todo = rest[1:]
+            spent = self.over_budget()
+            if spent:  # the rest is not run again
+                bad.update({k: f"not run: {spent}" for k in todo})
+                break
+            if why:  # ended by the grader (its time limit, its room): host code, not a kernel, held it up
+                bad.update({k: f"not run again: {why}" for k in todo})
+                break
         for k in kernels:
             if k in bad:
                 self.kernel_fail.setdefault(k, []).append(f"{label}: {bad[k]}")
@@ -629,9 +730,15 @@ class Check:
         return (k.endswith("_tc"), names.index(k) if k in names else len(names))
 
     def racecheck(self, prog):
-        kernels = [k for k in self.available(self.plan.build_kernels("")) if k not in self.kernel_fail]
+        kernels = [k for k in self.available(self.plan.build_kernels("")) if k not in self.kernel_fail
+                   and self.useful(k)]
         if not kernels:
-            self.row("racecheck", "-", "not run: every kernel failed a run already")
+            self.row("racecheck", "-", "not run: every kernel failed a run already, or holds only lost exercises")
+            return
+        spent = self.over_budget()
+        if spent:
+            self.race.update({k: "FAIL" for k in kernels})
+            self.row("racecheck", "FAIL", f"not run: {spent}")
             return
         san = sanitizer()
         if not san:
@@ -645,10 +752,9 @@ class Check:
         argv = [san, "--tool", "racecheck", "--error-exitcode", "99", self.ex.inside(prog), "--only",
                 self.plan.only(kernels)] + args + ["--timeout", "600"] + extra
         with open(os.path.join(self.work, "racecheck.out"), "w+") as out:
-            rc = self.ex.step(argv, os.path.dirname(prog), True, SAN_LIMIT, stdout=out)
+            rc, why = self.timed_step("racecheck", SAN_LIMIT, argv, os.path.dirname(prog), True, stdout=out)
             text = read_fd_text(out)
         clean = rc == 0 and RACECHECK_CLEAN in text
-        why = None
         if clean:
             got = self.judge(kernels, text, dump, args)
             if not all(got.get(k, False) for k in kernels):
@@ -671,7 +777,7 @@ class Check:
         self.racecheck(progs[""])
         if self.pending:
             self.row("not run", "-", ", ".join(self.pending) + ": not in this build (the tensor-core line needs "
-                                                               "sm_90a, a Hopper GPU)")
+                                                               "sm_80 or later)")
 
     def exercise_gpu(self, ex, region_list):
         """(correct, racecheck) of an exercise, from the kernels that hold it:

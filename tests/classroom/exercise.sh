@@ -47,7 +47,7 @@ if [ ! -d "$dir" ]; then
     mkdir "$dir"
     tar -C "$ch" --exclude=./build --exclude=./run -cf - . | tar -C "$dir" -xf -
     for f in $(region_files "$dir"); do
-        awk -v mode=strip -v only="$n" -f tests/classroom/regions.awk "$ch/$f" >"$dir/$f"
+        awk -v mode=strip -v only="$n" -f common/regions.awk "$ch/$f" >"$dir/$f"
     done
     echo "wrote the starter of $ch: $dir/"
 else
@@ -55,7 +55,7 @@ else
 fi
 
 echo "exercises (the regions marked '// ---- exercise $n.N'):"
-(cd "$dir" && awk -v mode=list -f "$ROOT/tests/classroom/regions.awk" \
+(cd "$dir" && awk -v mode=list -f "$ROOT/common/regions.awk" \
     $(region_files .)) |
     awk -F'\t' '!seen[$3]++ { printf "  %s  %-70s %s:%s\n", $3, $4, $1, $2 }'
 [ "${NOBUILD:-0}" = 1 ] || make --no-print-directory -C "$dir"

@@ -8,7 +8,7 @@
 # The copy is the repository's files (git's tracked and untracked-but-not-
 # ignored files, without build outputs), with:
 # - each exercise region of the chapters not in KEEP replaced by the
-#   starter's TODO and stub (tests/classroom/regions.awk), in place, so a
+#   starter's TODO and stub (common/regions.awk), in place, so a
 #   student edits NN_<name>/ itself and runs make check-NN; that includes
 #   the regions of those exercises in other files (a variant's or a later
 #   chapter's copy of the same code), so no answer is left in the copy
@@ -65,9 +65,9 @@ done
 for chdir in "$out"/[0-9][0-9]_*/; do
     ch=$(basename "$chdir")
     for f in $(region_files "$chdir"); do
-        awk -v mode=strip -v only="$only" -f tests/classroom/regions.awk "$chdir/$f" >"$chdir/$f.stripped"
+        awk -v mode=strip -v only="$only" -f common/regions.awk "$chdir/$f" >"$chdir/$f.stripped"
         mv "$chdir/$f.stripped" "$chdir/$f"
-        if awk -v mode=list -f tests/classroom/regions.awk "$chdir/$f" |
+        if awk -v mode=list -f common/regions.awk "$chdir/$f" |
             awk -F'\t' -v only=" $only " '$5 == "written" && index(only, " " substr($3, 1, 2) " ")' | grep -q .; then
             echo "handout: $ch/$f still has a written region" >&2
             exit 1
@@ -79,7 +79,7 @@ done
 # the questions that change code, their measured results, the wrong
 # solutions, and the test program built on a lesson's pipeline
 rm -rf "$out/docs/instructor.md" "$out/docs/instructor-notes.md" "$out/tests/classroom/solutions" "$out/tests/classroom/answers.sh" \
-    "$out/tests/classroom/wrong" "$out/tests/classroom/hostile_class.py" "$out/tests/classroom/library_class.py" "$out/tests/gpu/pipeline_synccheck.cu" \
+    "$out/tests/classroom/wrong" "$out/tests/classroom/hostile_class.py" "$out/tests/classroom/hostile_runtime.py" "$out/tests/classroom/library_class.py" "$out/tests/gpu/pipeline_synccheck.cu" \
     "$out"/docs/results/*-answers.csv "$out"/docs/results/*-answers-ncu.csv
 # The pages mark what points to them: <!-- instructor --> ... <!-- end instructor -->
 # blocks go, as do the layout's and the Doxyfile's mentions; any other

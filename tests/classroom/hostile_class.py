@@ -54,7 +54,7 @@ def strip(ch, d, n):
         p = os.path.join(d, f)
         if f.endswith((".cu", ".cuh", ".c", ".h")) and "// ---- exercise " in open(p).read():
             out = subprocess.run(["awk", "-v", "mode=strip", "-v", f"only={n}", "-f",
-                                  os.path.join(HERE, "regions.awk"), os.path.join(ROOT, ch, f)],
+                                  os.path.join(ROOT, "common", "regions.awk"), os.path.join(ROOT, ch, f)],
                                  stdout=subprocess.PIPE, check=True).stdout
             open(p, "wb").write(out)
 

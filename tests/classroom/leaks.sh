@@ -39,7 +39,7 @@ for d in "$repo"/[0-9][0-9]_*/; do
     files=$(region_files "$d" || true)
     [ -n "$files" ] || continue
     # shellcheck disable=SC2086
-    (cd "$d" && awk -v mode=answers -f "$repo/tests/classroom/regions.awk" $files)
+    (cd "$d" && awk -v mode=answers -f "$repo/common/regions.awk" $files)
 done | awk -F'\t' -v generic="$(printf '%s\n' "${GENERIC[@]}")" '
     BEGIN { n = split(generic, g, "\n"); for (i = 1; i <= n; ++i) skip[g[i]] = 1 }
     length($2) > 8 && $2 !~ /^(#pragmaunroll|else|[{}();]+)$/ && !($2 in skip)' | sort -u >"$answers"

@@ -1,9 +1,8 @@
-"""Exercise regions in Python: the grader's half of tests/classroom/regions.awk.
-
-regions.awk makes starters, handouts and diffs from the lesson code; this
-module reads a submission's regions and splices them into the repository's
-own files (make grade-NN), refusing any region whose text could act beyond
-its markers. Both read the same markers:
+"""Exercise regions for the grader: the regions of a submission, read by
+common/regions.awk (the markers' one owner, which also makes starters,
+handouts and diffs), and spliced into the repository's own files
+(make grade-NN), refusing any region whose text could act beyond its
+markers. The markers:
 
     // ---- exercise 02.1: Title ----
     // hint: ...
@@ -31,14 +30,12 @@ that only uses names the file already declares. Refused are
   MAX_BYTES bytes.
 """
 
+import os
 import re
+import subprocess
 
-BEGIN = re.compile(r"^[ \t]*// ---- exercise ([0-9][0-9]\.[0-9]+): (.*) ----[ \t]*$")
-END = re.compile(r"^[ \t]*// ---- end of exercise ([0-9][0-9]\.[0-9]+) ----[ \t]*$")
-HINT = re.compile(r"^[ \t]*// hint: ")
-STUB = re.compile(r"^[ \t]*// stub: ")
-TODO = re.compile(r"^[ \t]*// TODO: exercise [0-9][0-9]\.[0-9]+ - ")
-STUB_TAG = "  // starter stub: replace it"
+AWK = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "common",
+                   "regions.awk")
 
 MAX_LINES = 200
 MAX_BYTES = 16384
@@ -69,27 +66,21 @@ class RegionError(Exception):
 
 
 class Region:
-    """One region: the exercise, its title, and the lines between its markers."""
+    """One region: the exercise, its title, the lines between its markers,
+    and whether they hold only the starter's (regions.awk's state)."""
 
-    def __init__(self, ex, title, begin, end, lines):
+    def __init__(self, ex, title, begin, end, lines, state, file_lines):
         self.ex = ex          # "02.1"
         self.title = title
         self.begin = begin    # index of the begin marker's line
         self.end = end        # index of the end marker's line
         self.lines = lines    # the lines strictly between the markers
+        self._state = state
+        self._file = file_lines
 
     def state(self):
-        """'todo' when only hints, stubs and the TODO line are there, else 'written'
-        (as regions.awk's list mode says it)."""
-        in_hints = True
-        for line in self.lines:
-            if in_hints and HINT.match(line):
-                continue
-            in_hints = False
-            if STUB.match(line) or STUB_TAG in line or TODO.match(line):
-                continue
-            return "written"
-        return "todo"
+        """'todo' when only hints, stubs and the TODO line are there, else 'written'."""
+        return self._state
 
 
 def lines_of(text):
@@ -97,43 +88,32 @@ def lines_of(text):
     return text.replace("\r\n", "\n").split("\n")
 
 
+def _awk(mode, lines, name):
+    p = subprocess.run(["awk", "-v", f"mode={mode}", "-v", f"name={name}", "-f", AWK],
+                       input="\n".join(lines).encode("utf-8", "surrogateescape") + b"\n",
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise RegionError(p.stderr.decode("utf-8", "replace").strip() or f"{name}: regions.awk failed")
+    return p.stdout.decode("utf-8", "surrogateescape")
+
+
 def parse(lines, name="file"):
     """The regions of a file, in order. Raises RegionError on broken markers."""
-    out, open_ = [], None
-    for i, line in enumerate(lines):
-        b, e = BEGIN.match(line), END.match(line)
-        if b:
-            if open_ is not None:
-                raise RegionError(f"{name}:{i + 1}: exercise region inside exercise {open_[0]}")
-            open_ = (b.group(1), b.group(2), i)
-        elif e:
-            if open_ is None:
-                raise RegionError(f"{name}:{i + 1}: end of exercise {e.group(1)} without its beginning")
-            if e.group(1) != open_[0]:
-                raise RegionError(f"{name}:{i + 1}: end of exercise {e.group(1)} inside exercise {open_[0]}")
-            out.append(Region(open_[0], open_[1], open_[2], i, lines[open_[2] + 1:i]))
-            open_ = None
-    if open_ is not None:
-        raise RegionError(f"{name}: exercise {open_[0]} has no end marker")
+    out = []
+    for row in _awk("spans", lines, name).splitlines():
+        b, e, ex, title, state = row.split("\t")
+        b, e = int(b) - 1, int(e) - 1
+        out.append(Region(ex, title, b, e, lines[b + 1:e], state, lines))
     return out
 
 
 def starter_lines(region):
     """What `make exercise-NN` leaves in a region (regions.awk, mode=strip):
     its hints, a TODO line, and the stub lines as code."""
-    indent = re.match(r"^[ \t]*", region.lines[0] if region.lines else "").group(0)
-    hints, stubs, in_hints = [], [], True
-    for line in region.lines:
-        if in_hints and HINT.match(line):
-            hints.append(line)
-            continue
-        in_hints = False
-        if STUB.match(line):
-            stubs.append(re.sub(r"// stub: ", "", line, count=1) + STUB_TAG)
-        elif STUB_TAG in line:
-            stubs.append(line)
-    todo = f"{indent}// TODO: exercise {region.ex} - write it here, between these markers."
-    return hints + [todo] + stubs
+    stripped = _awk("strip", region._file, "file").split("\n")
+    k = [r.begin for r in parse(region._file)].index(region.begin)
+    r = parse(stripped)[k]
+    return r.lines
 
 
 # ------------------------------------------------------------ the lexical rule

@@ -1,4 +1,4 @@
-# tests/classroom/regions.awk - exercise regions in the lesson sources, the
+# common/regions.awk - exercise regions in the lesson sources, the
 # way nbgrader marks solution regions in a notebook.
 #
 # A region, in a chapter's kernel.cu (or a header of its own):
@@ -27,11 +27,17 @@
 #   awk -v mode=list -f regions.awk FILES    one line per region:
 #        file <TAB> line <TAB> id <TAB> title <TAB> state <TAB> hint
 #        state: "todo" (the starter's body, untouched) or "written"
+#   awk -v mode=spans [-v name=NAME] -f regions.awk [FILE]   one line per
+#        region of one file (or of the text on stdin, NAME in the messages):
+#        begin <TAB> end <TAB> id <TAB> title <TAB> state, the marker lines'
+#        numbers (from 1); what the grader reads a submission with
+#        (tests/classroom/regions.py), so this file is the format's one owner
 # Malformed markers (nested, unterminated, a mismatched end, a
-# listing marker inside a region) stop it with exit 1 and a message.
+# listing marker inside a region but in spans mode, where a submission's
+# comment is no listing) stop it with exit 1 and a message.
 
 function fail(msg) {
-    printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
+    printf "%s:%d: %s\n", name != "" ? name : FILENAME, FNR, msg > "/dev/stderr"
     failed = 1
     exit 1
 }
@@ -94,13 +100,15 @@ is_end {
     }
     if (mode == "list")
         printf "%s\t%d\t%s\t%s\t%s\t%s\n", FILENAME, begin_line, open, title, body == 0 ? "todo" : "written", hint
+    if (mode == "spans")
+        printf "%d\t%d\t%s\t%s\t%s\n", begin_line, FNR, open, title, body == 0 ? "todo" : "written"
     open = ""
     nstub = 0
     next
 }
 
 open != "" {
-    if (line ~ /^[ \t]*\/\/ \[[^]]+\][ \t]*$/) fail("a listing marker (// [name]) inside exercise " open " (the starter would lose it)")
+    if (mode != "spans" && line ~ /^[ \t]*\/\/ \[[^]]+\][ \t]*$/) fail("a listing marker (// [name]) inside exercise " open " (the starter would lose it)")
     if (kept) { print line; next }
     if (is_hint && in_hints) {
         h = line
