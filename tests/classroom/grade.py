@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make grade-NN SUBMISSIONS=DIR: grade a class's chapter NN.
 
-    make grade-03 SUBMISSIONS=DIR [GRADEBOOK=DIR2] [RUBRIC=file] [GPUS="0 1"] [JOBS=n]
+    make grade-03 SUBMISSIONS=DIR [GRADEBOOK=DIR2] [RUBRIC=file] [GPUS="0 1"] [PER_GPU=n] [JOBS=n]
     make grade-03 SUBMISSIONS=DIR SLURM=1      a Slurm job array instead (one GPU per task)
 
 DIR holds one folder per student, each with the chapter's files as `make
@@ -19,6 +19,15 @@ Each step runs in the student's jail (tests/classroom/sandbox.py), and the
 verdict on each run comes from the lesson's own program, which checks the
 outputs the student's program wrote (./run --check-dump), never from the
 student's program itself.
+
+No student can hold the class up: each step's time limit and each
+student's GPU budget come from the lesson's own times for the same steps
+on this GPU (check.Budget, measured once per grading run); a student over
+them gets 0, with the figures, for what is not judged yet; runs that can
+change no exercise's points are not made; PER_GPU students' GPU parts run
+at once on each GPU (they verify, they do not time: the speed column says
+when it was measured on a shared GPU); a student's copy and /tmp have a
+size (sandbox.py).
 
 Writes GRADEBOOK (default DIR-grades-NN beside DIR): grades-NN.csv (written once
 every student is done, with Python's csv module) and feedback/<n>-<name>.txt.
@@ -51,6 +60,7 @@ import settings  # noqa: E402
 
 ROOT = settings.ROOT
 MAX_FILE = 1 << 20      # bytes of one file the grader reads from a submission
+PER_GPU = 4             # students whose GPU parts share one GPU at once (docs/instructor.md: how it was chosen)
 COLUMNS = ["student", "exercise", "ptx", "correct", "racecheck", "points", "max", "reason", "speed", "feedback",
            "questions"]
 
@@ -135,7 +145,7 @@ class Student:
 
 
 class Grader:
-    def __init__(self, n, subs, out, rubric, gpus, jobs, work=None, log=sys.stdout):
+    def __init__(self, n, subs, out, rubric, gpus, jobs, work=None, log=sys.stdout, per_gpu=1):
         self.n, self.ch = n, settings.chapter_of(n)
         self.subs, self.out, self.log = subs, out, log
         self.plan = check.Plan(self.ch)
@@ -147,7 +157,9 @@ class Grader:
         self.lesson_regions = check.read_regions(self.lesson_dir, self.files)
         self.ids = self.plan.own({r.ex for rs in self.lesson_regions.values() for r in rs})
         self.gpus = gpus
+        self.per_gpu = per_gpu  # students whose GPU parts share one GPU at once
         self.jobs = jobs
+        self.budget = None      # check.Budget, from the lesson's times (prepare())
         self.work = work or tempfile.mkdtemp(prefix=f"tutorial-grade-{n}-")
         if not work:
             OWN_WORK.append(self.work)
@@ -234,21 +246,49 @@ class Grader:
                     os.chmod(os.path.join(d, x), 0o644 if not x.endswith(".py") else 0o755)
         if not self.gpus:
             return
-        d = os.path.join(self.work, "lesson")
-        os.makedirs(d, mode=0o700, exist_ok=True)
-        with open(os.path.join(self.work, "lesson-build.log"), "w") as f:
-            rc = subprocess.run(["make", "--no-print-directory", f"-j{os.cpu_count() or 2}", "-C", self.lesson_dir,
-                                 f"ARCH={self.arch}",
-                                 f"BUILD={d}", f"BIN={d}/run"], stdout=f, stderr=subprocess.STDOUT).returncode
-        if rc != 0:
-            raise SystemExit(f"grade-{self.n}: the lesson does not build ({self.work}/lesson-build.log)")
-        self.verifier = os.path.join(d, "run")
+        progs, walls = {}, {}
+        for label, knobs, _ in self.plan.builds:  # the lesson's builds, as a student's are made
+            d = os.path.join(self.work, "lesson" + ("-" + re.sub(r"[^A-Za-z0-9]+", "_", label) if label else ""))
+            os.makedirs(d, mode=0o700, exist_ok=True)
+            t0 = time.monotonic()
+            with open(os.path.join(self.work, "lesson-build.log"), "a") as f:
+                rc = subprocess.run(["make", "--no-print-directory", f"-j{max(1, (os.cpu_count() or 2) // 2)}", "-C",
+                                     self.lesson_dir, f"ARCH={self.arch}", f"BUILD={d}", f"BIN={d}/run"] + knobs,
+                                    stdout=f, stderr=subprocess.STDOUT).returncode
+            walls["build"] = max(walls.get("build", 0.0), time.monotonic() - t0)
+            if rc != 0:
+                raise SystemExit(f"grade-{self.n}: the lesson does not build ({self.work}/lesson-build.log)")
+            progs[label] = os.path.join(d, "run")
+        self.verifier = progs[""]
         self.names = check.program_names(self.verifier) if self.plan.gemm else None
         ks = [k for k in self.plan.kernels if self.names is None or k in self.names]
+        venv = check.verifier_env({"CUDA_VISIBLE_DEVICES": str(self.gpus[0])})
         p = subprocess.run([self.verifier, "--only", self.plan.only(ks), "--reps", "5", "--warmup", "1", "--csv"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                           env=check.verifier_env({"CUDA_VISIBLE_DEVICES": str(self.gpus[0])}))
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=venv)
         self.lesson_ms = check.csv_times(p.stdout)
+        # the lesson's own time for each step a student's GPU part makes, alone on the GPU: the budget
+        for label, build, args, _ in self.plan.cases():
+            ks = [k for k in self.plan.build_kernels(build) if self.names is None or k in self.names]
+            t0 = time.monotonic()
+            subprocess.run([progs[build], "--only", self.plan.only(ks)] + args + ["--timeout", "10"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=venv)
+            walls[label] = time.monotonic() - t0
+        san = check.sanitizer()
+        if san:
+            ks = [k for k in self.plan.build_kernels("") if self.names is None or k in self.names]
+            t0 = time.monotonic()
+            subprocess.run([san, "--tool", "racecheck", self.verifier, "--only", self.plan.only(ks)] +
+                           self.plan.sanitize_args() + ["--reps", "1", "--warmup", "0"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=venv)
+            walls["racecheck"] = time.monotonic() - t0
+        self.budget = check.Budget(walls, self.per_gpu)
+        # host memory of a GPU step: a data limit, where the lesson runs under it
+        self.jail.gpu_data = self.jail.probe_gpu_data([self.verifier, "--only", self.plan.only(ks[:1]), "--m", "64",
+                                                       "--n", "64", "--k", "64", "--reps", "1", "--warmup", "0"], venv)
+        self.say(f"  budget: each run at most {check.Budget.FLOOR:.0f} s + {check.Budget.MULT:.0f} x "
+                 f"{self.per_gpu} x the lesson's own; the GPU part at most {self.budget.total:.0f} s per student "
+                 f"(the lesson's steps: {sum(v for k, v in walls.items() if k != 'build'):.0f} s); "
+                 f"a build at most {self.budget.limit('build', 0):.0f} s")
 
     # ------------------------------------------------------- one student
     def take(self, st):
@@ -329,15 +369,16 @@ class Grader:
 
     def make_copy(self, st):
         c = os.path.join(self.work, "s", f"{st.index:04d}")
-        shutil.rmtree(c, ignore_errors=True)
-        shutil.copytree(self.template, c, symlinks=True)
+        self.jail.drop_room(c)
+        self.jail.make_room(c)  # a tmpfs of its own size, where the grader can mount one
+        st.copy = c
+        shutil.copytree(self.template, c, symlinks=True, dirs_exist_ok=True)
         for f, lines in st.spliced.items():
             with open(os.path.join(c, self.ch, f), "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write("\n".join(lines))
         os.makedirs(os.path.join(c, ".tmp"))  # TMPDIR of its steps where no namespace gives them a /tmp
         os.chmod(c, 0o700)
         self.jail.own(c, st.index)
-        st.copy = c
 
     def cpu_stage(self, st):
         """The splice, the PTX part and the builds: no GPU, and no student
@@ -352,7 +393,7 @@ class Grader:
         work = os.path.join(self.work, "checks", f"{st.index:04d}")
         os.makedirs(work, mode=0o700, exist_ok=True)
         st.check = check.Check(self.plan, code, os.path.join(code, "build", "check"), work, Jailed(self, st),
-                               arch=self.arch, verifier=self.verifier, names=self.names)
+                               arch=self.arch, verifier=self.verifier, names=self.names, budget=self.budget)
         os.makedirs(os.path.join(code, "build", "check"), exist_ok=True)
         self.jail.own(os.path.join(code, "build"), st.index)
         st.region_list = check.read_regions(code, self.files)
@@ -377,6 +418,9 @@ class Grader:
             for r in entry["rows"]:
                 st.check.row(*r)
             st.check.build_errors = entry["errors"]
+        # runs whose kernels hold only exercises lost already (refused, or failed the PTX part) are not made
+        st.check.region_list = st.region_list
+        st.check.lost = set(st.reasons) | {r[0] for r in st.check.rows if r[1] == "FAIL" and r[0] in self.ids}
         go = False
         if self.gpus:
             st.progs = {label: st.check.build(label, knobs) for label, knobs, _ in self.plan.builds}
@@ -423,6 +467,8 @@ class Grader:
             pts = 0 if reasons else ("pending" if correct == "pending" else row["max"])
             sp = [f"{k} {100 * self.lesson_ms[k] / c.speed[k]:.0f}%" for k in self.kernels_of(ex)
                   if c and k in c.speed and k in self.lesson_ms]
+            if sp and self.per_gpu > 1:
+                sp.append(f"(on a GPU shared by {self.per_gpu} students)")
             row.update(ptx=p, correct=correct, racecheck=race, points=pts, reason="; ".join(reasons),
                        speed=" ".join(sp) or "-")
             st.rows[ex] = row
@@ -448,6 +494,7 @@ class Grader:
                 les = self.lesson_ms.get(k)
                 lines.append(f"  speed          -         {k}: {ms:.3f} ms as your program reported it" +
                              (f"; the lesson's {les:.3f} ms on this GPU: {100 * les / ms:.0f}%" if les else "") +
+                             (f", on a GPU {self.per_gpu} students shared" if self.per_gpu > 1 else "") +
                              " (not graded)")
         lines.append("")
         for ex in self.ids:
@@ -501,7 +548,9 @@ class Jailed:
                                      CUDA_VISIBLE_DEVICES=str(getattr(self.st, "gpu", "")) if gpu else ""))
         a, c, e = self.g.jail.argv(argv, self.st.copy, cwd, self.st.index, env, gpu)
         self.log.write(f"$ {' '.join(argv)}\n")
-        rc = run_split(a, c, e, timeout, stdout or self.log, self.log)
+        self.why = None  # set when the step is ended for outgrowing its room
+        room = None if self.g.jail.quota else (lambda: self.g.jail.over_room(self.st.copy))
+        rc, self.why = run_split(a, c, e, timeout, stdout or self.log, self.log, watch=room)
         if not self.g.jail.ns and self.g.jail.uid(self.st.index) is not None:
             sweep(self.g.jail, self.st.index)
         return rc
@@ -559,16 +608,29 @@ def stop_all(signum, frame):
     os._exit(128 + signum)
 
 
-def run_split(argv, cwd, env, timeout, out, err):
+def run_split(argv, cwd, env, timeout, out, err, watch=None):
     """Run a step in its own session (out and err: files); kill its process
-    group when it ends or outlasts timeout. Returns its exit status (None: killed)."""
+    group when it ends or outlasts timeout, or when watch (called twice a
+    second) names a reason. Returns (exit status or None: killed, the
+    watcher's reason or None)."""
     p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                          start_new_session=True)
     RUNNING.add(p.pid)
+    why, end = None, time.monotonic() + timeout
     try:
-        rc = p.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        rc = None
+        while True:
+            try:
+                rc = p.wait(timeout=min(0.5, max(0.0, end - time.monotonic())) if watch else
+                            max(0.0, end - time.monotonic()))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= end:
+                    rc = None
+                    break
+                why = watch() if watch else None
+                if why:
+                    rc = None
+                    break
     finally:
         try:
             os.killpg(p.pid, signal.SIGKILL)
@@ -577,7 +639,7 @@ def run_split(argv, cwd, env, timeout, out, err):
         if p.poll() is None:
             p.wait()
         RUNNING.discard(p.pid)
-    return rc
+    return rc, why
 
 
 def sweep(jail, index):
@@ -627,7 +689,7 @@ def grade(g, names, only=None):
         if st.copy:
             g.jail.disown(st.copy)
             if not os.environ.get("KEEP_WORK"):
-                shutil.rmtree(st.copy, ignore_errors=True)
+                g.jail.drop_room(st.copy)
         done.append(st)
         pts = sum(r["points"] for r in st.rows.values() if isinstance(r["points"], int))
         pend = any(r["points"] == "pending" for r in st.rows.values())
@@ -646,7 +708,7 @@ def grade(g, names, only=None):
                 st.refused = st.refused or failure(e)
             finish(st)
 
-    lanes = [threading.Thread(target=lane, args=(gpu,)) for gpu in g.gpus]
+    lanes = [threading.Thread(target=lane, args=(gpu,)) for gpu in g.gpus for _ in range(g.per_gpu)]
     for t in lanes:
         t.start()
     try:
@@ -729,7 +791,9 @@ def main(argv):
     ap.add_argument("--out", default=env("GRADEBOOK") or None,
                     help="the gradebook's folder (GRADEBOOK=; default DIR-grades-NN beside DIR)")
     ap.add_argument("--rubric", default=env("RUBRIC") or os.path.join(HERE, "rubric.csv"))
-    ap.add_argument("--gpus", default=env("GPUS"), help="GPU indices, one lane each (GPUS=; default: every GPU)")
+    ap.add_argument("--gpus", default=env("GPUS"), help="GPU indices (GPUS=; default: every GPU)")
+    ap.add_argument("--per-gpu", type=int, default=int(env("PER_GPU") or PER_GPU),
+                    help=f"students whose GPU parts run at once on each GPU (PER_GPU=; default {PER_GPU})")
     ap.add_argument("--jobs", type=int, default=int(env("JOBS") or max(1, os.cpu_count() or 2)),
                     help="students whose CPU part runs at once (JOBS=)")
     ap.add_argument("--no-gpu", action="store_true", help="the PTX part only")
@@ -783,7 +847,7 @@ def main(argv):
         print(f"wrote {d}/: task.sbatch (an array of {len(names)} tasks, one per folder), merge.sbatch; "
               f"run {d}/submit.sh on the cluster's login node")
         return 0
-    g = Grader(n, subs, out, args.rubric, gpus, args.jobs, work=args.work)
+    g = Grader(n, subs, out, args.rubric, gpus, args.jobs, work=args.work, per_gpu=max(1, args.per_gpu))
     try:
         return grade_here(g, n, subs, out, names, gpus, args)
     finally:
@@ -794,7 +858,8 @@ def main(argv):
 
 def grade_here(g, n, subs, out, names, gpus, args):
     """Grade here (every folder, or --task's one) and write the gradebook (or the task's part)."""
-    g.say(f"grade-{n}: {len(names)} folders in {subs}; {len(gpus)} GPU lane(s) {gpus}, {args.jobs} CPU jobs")
+    g.say(f"grade-{n}: {len(names)} folders in {subs}; GPUs {gpus}, {g.per_gpu} student(s) at once on each, "
+          f"{args.jobs} CPU jobs")
     g.say(f"  {g.jail.describe()}")
     g.prepare()
     only = {args.task} if args.task is not None else None

@@ -15,7 +15,12 @@ sanitizer) runs as a process tree of its own:
 - with a clean environment (PATH, HOME, LANG, TMPDIR and what the step
   names: no MAKEFLAGS, no path to the gradebook), and with limits on CPU
   time, file size, open files and processes (`prlimit`), address space for
-  the steps that use no GPU, and wall time (the grader kills it).
+  the steps that use no GPU, and wall time (the grader kills it, at a
+  limit it sets from the lesson's own time for the same step);
+- with room of a fixed size: the private /tmp is a tmpfs of TMP_LIMIT
+  bytes, and the student's copy, where its builds, dumps and whatever its
+  program writes go, a tmpfs of COPY_LIMIT bytes mounted for it (as root;
+  elsewhere a watcher ends the step whose copy grows past that).
 
 Without bwrap (or where it cannot make a namespace) the step still gets
 its own session, the environment, the limits and, as root, the user; the
@@ -36,6 +41,9 @@ LIMITS = {  # prlimit's options
     "core": 0,
 }
 CPU_ONLY_AS = 16 << 30   # address space of steps that use no GPU (a GPU context maps far more)
+COPY_LIMIT = 2 << 30     # bytes a student's copy may hold: its builds (about 100 MB each) and dumps (at most 256 MB a run)
+TMP_LIMIT = 512 << 20    # bytes of a step's private /tmp, and of its /dev/shm
+GPU_DATA = 16 << 30      # bytes of data (heap and private memory) of a GPU step, where the lesson runs under it
 
 
 def _works(argv):
@@ -61,22 +69,76 @@ class Jail:
             (p for p in ("/usr/bin/bwrap",) if os.access(p, os.X_OK)), None)
         self.setpriv = shutil.which("setpriv")
         self.prlimit = shutil.which("prlimit")
+        self.gpu_data = None  # GPU_DATA once probe_gpu_data() saw the lesson run under it
         self.ns = False
         if self.bwrap:
             probe = tempfile.mkdtemp(prefix="tutorial-jail-probe-")
             self.ns = _works(self._bwrap_argv(probe, [], None) + ["true"])
             shutil.rmtree(probe, ignore_errors=True)
+        # a copy of COPY_LIMIT bytes: a tmpfs of that size, where this process may mount one
+        probe = tempfile.mkdtemp(prefix="tutorial-jail-quota-")
+        self.quota = self.root and _works(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]) and \
+            _works(["umount", probe])
+        shutil.rmtree(probe, ignore_errors=True)
 
     def describe(self):
+        room = (f"; their copy a tmpfs of {COPY_LIMIT >> 20} MiB" if self.quota else
+                f"; their copy watched, a step ended when it passes {COPY_LIMIT >> 20} MiB")
         if self.ns and self.root:
             return ("each student's steps ran in a namespace of their own (bubblewrap): read-only files but their "
-                    "own copy, no network, the repository, submissions and gradebook hidden; as a uid of their own")
+                    "own copy, no network, the repository, submissions and gradebook hidden, a /tmp of "
+                    f"{TMP_LIMIT >> 20} MiB; as a uid of their own" + room)
         if self.ns:
             return ("each student's steps ran in a namespace of their own (bubblewrap): read-only files but their "
-                    "own copy, no network, the repository, submissions and gradebook hidden; as your own user")
+                    "own copy, no network, the repository, submissions and gradebook hidden, a /tmp of "
+                    f"{TMP_LIMIT >> 20} MiB; as your own user" + room)
         return ("NOT ISOLATED: no bubblewrap namespace here (apt-get install bubblewrap), so each student's "
                 "code ran with a clean environment and limits" + (" as a uid of its own" if self.root else
-                                                                   ", as YOUR user: it could read your files"))
+                                                                   ", as YOUR user: it could read your files") + room)
+
+    def probe_gpu_data(self, argv, env):
+        """GPU_DATA if the lesson's program (argv) runs under that data limit
+        (a GPU context reserves address space, which the limit must leave
+        it), else None: then a GPU step's memory has no limit but the machine's."""
+        if not self.prlimit:
+            return None
+        try:
+            ok = subprocess.run([self.prlimit, f"--data={GPU_DATA}", "--"] + argv, env=env, timeout=300,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        except subprocess.TimeoutExpired:
+            ok = False
+        return GPU_DATA if ok else None
+
+    def make_room(self, path):
+        """The folder a student's copy goes in: a tmpfs of COPY_LIMIT bytes
+        mounted there where this process can mount one, else a plain folder
+        (whose steps copy_size() then watches)."""
+        os.makedirs(path, mode=0o700)
+        if self.quota and subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={COPY_LIMIT},mode=0700", "tmpfs", path],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            raise OSError(f"cannot mount a tmpfs at {path}")
+
+    def drop_room(self, path):
+        """The copy gone, and its tmpfs unmounted (lazily: a process the step left would hold it)."""
+        if self.quota:
+            subprocess.run(["umount", "-l", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(path, ignore_errors=True)
+
+    def over_room(self, path):
+        """Why the copy at path is over its room, or None: where no tmpfs
+        bounds it, the bytes its files hold (the watcher's test)."""
+        if self.quota:
+            return None
+        total = 0
+        for d, dirs, files in os.walk(path):
+            for f in files:
+                try:
+                    total += os.lstat(os.path.join(d, f)).st_blocks * 512
+                except OSError:
+                    pass
+            if total > COPY_LIMIT:
+                return f"its copy grew past {COPY_LIMIT >> 20} MiB (the room a student's copy has)"
+        return None
 
     def uid(self, index):
         return self.base_uid + index if self.root and self.setpriv else None
@@ -104,11 +166,11 @@ class Jail:
     def _bwrap_argv(self, copy, hide, env):
         argv = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev",
-                "--proc", "/proc", "--perms", "1777", "--tmpfs", "/dev/shm"]
+                "--proc", "/proc", "--perms", "1777", "--size", str(TMP_LIMIT), "--tmpfs", "/dev/shm"]
         for h in hide:
             if os.path.isdir(h):
                 argv += ["--tmpfs", h]
-        argv += ["--perms", "1777", "--tmpfs", "/tmp", "--bind", copy, JAIL]
+        argv += ["--perms", "1777", "--size", str(TMP_LIMIT), "--tmpfs", "/tmp", "--bind", copy, JAIL]
         for r in self.ro_binds:
             parts = os.path.dirname(r).strip("/").split("/")
             for i in range(1, len(parts) + 1):  # its folders, which bwrap would make 0700 under a tmpfs
@@ -133,6 +195,8 @@ class Jail:
                 lim.append("--nproc=1024")
             if not gpu:
                 lim.append(f"--as={CPU_ONLY_AS}")
+            elif self.gpu_data:
+                lim.append(f"--data={self.gpu_data}")
             inner += [self.prlimit] + lim + ["--"]
         if self.ns:
             rel = os.path.relpath(cwd, copy)
