@@ -17,7 +17,7 @@
 # Writes docs/results/<gpu>-mma.csv (RESULTS_DIR=dir: there instead): the
 # results columns and `build`; rows of builds run now replace their old ones.
 #   bash tests/mma_paths.sh                     all of it
-#   BUILDS="mma_sync" CHAPTERS="04_persistent" bash tests/mma_paths.sh
+#   BUILDS="mma_sync" CHAPTERS="04_persistent" SIZES=4096 bash tests/mma_paths.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -28,6 +28,7 @@ slug=$(gpu_slug)
 TUTORIAL_COMMIT=${TUTORIAL_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 export TUTORIAL_COMMIT
 BUILDS=${BUILDS:-wgmma mma_sync sm_80}
+SIZES=${SIZES:-4096 8192}
 CHAPTERS=${CHAPTERS:-$(for d in [0-9][0-9]_*/; do [ -f "$d/kernel_tc.cu" ] && echo "${d%/}"; done)}
 dir=${RESULTS_DIR:-docs/results}
 out="$dir/$slug-mma.csv"
@@ -69,7 +70,7 @@ for b in $BUILDS; do
         runs_on "$b" "$ch" || continue
         p=$(prog "$b" "$ch")
         [ -x "$p" ] || { failed=1; continue; }
-        for n in 4096 8192; do
+        for n in $SIZES; do
             reps=20; [ "$n" = 8192 ] && reps=10
             if "$p" --only "$(tc_of "$ch"),cublas_bf16" --m "$n" --n "$n" --k "$n" --reps "$reps" --csv >"$tmp" \
                 2>"$logs/mma-$ch-$b-$n.log"; then
