@@ -585,47 +585,6 @@ def results_table(spec):
     return out
 
 
-# The ceiling row of each build's MMA instruction (tests/mma_paths.sh's CSV).
-MMA_CEILING = {"wgmma": "ceiling_wgmma", "mma_sync": "ceiling_mma_sync", "sm_80": "ceiling_mma_sync"}
-MMA_BUILD = {"wgmma": "wgmma (`sm_90a`)", "mma_sync": "mma.sync (`sm_90a`, `TC_MMA=mma_sync`)",
-             "sm_80": "mma.sync (`sm_80` PTX, JIT)"}
-
-
-def mma_table(spec):
-    """A chapter's tensor-core kernels on both MMA paths (tests/mma_paths.sh):
-    per build and size, each kernel's rate, its share of cuBLAS BF16 in the
-    same run, and its share of its instruction's ceiling measured on the
-    same GPU (chapter 01's ./run --only ceiling). Filters: chapter=, m=,
-    builds=b1,b2 (default every build in the file)."""
-    file, fl = table_spec(spec)
-    if not os.path.exists(file):
-        return [f"<em>No measurements yet: run `bash tests/mma_paths.sh` on a GPU to create `{file}`.</em>"]
-    rows = rows_of(file)
-    ceil = {r["kernel"]: float(r["tflops"]) for r in rows if r["kernel"].startswith("ceiling_")}
-    builds = fl["builds"].split(",") if fl.get("builds") else list(dict.fromkeys(r["build"] for r in rows))
-    out = ["| MMA (build) | kernel | M x N x K | median ms | TFLOP/s | % of cuBLAS BF16 | % of the instruction's ceiling |"
-           " verified |", "|---|---|---|---|---|---|---|---|"]
-    first = None
-    for b in builds:
-        for r in rows:
-            if r["build"] != b or r["kernel"].startswith("ceiling_") or r["chapter"] != fl.get("chapter", r["chapter"]):
-                continue
-            if fl.get("m") and r["m"] != fl["m"]:
-                continue
-            first = first or r
-            c = ceil.get(MMA_CEILING[b]) if r["kernel"] != "cublas_bf16" else None
-            out.append(f"| {MMA_BUILD[b]} | {r['kernel']} | {r['m']}x{r['n']}x{r['k']} | {float(r['ms_median']):.3f} | "
-                       f"{float(r['tflops']):.1f} | {float(r['pct_cublas']):.1f}% | "
-                       f"{'%.1f%%' % (100 * float(r['tflops']) / c) if c else '-'} | {r['verified']} |")
-    if first is None:
-        return [f"<em>No rows in `{file}` match `{spec}`.</em>"]
-    cl = ", ".join(f"{k[len('ceiling_'):]} {v:.1f}" for k, v in ceil.items())
-    return out + ["", f"<em>Measured on {first['gpu']}, driver {first['driver']}, CUDA {first['cuda']}, commit "
-                      f"{first['commit']}, {first['date']}; from `{file}` (`bash tests/mma_paths.sh`). The ceilings "
-                      f"(TFLOP/s, the same run: {cl}) are each instruction back to back (chapter 01's `make ceiling`); "
-                      "cuBLAS BF16 multiplies with wgmma on this GPU.</em>"]
-
-
 def demo_table(spec):
     file, fl = table_spec(spec)
     per = fl.get("per", "item")
@@ -875,8 +834,6 @@ def render(page, text, ctx):
             out += metrics_table(spec)
         elif kind == "demo":
             out += demo_table(spec)
-        elif kind == "mma":
-            out += mma_table(spec)
         else:
             out += results_table(spec)
         skipping = True

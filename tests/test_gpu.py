@@ -389,7 +389,7 @@ def tc_chapters():
 
 
 def tc_kernels(ch):
-    return [n for n in re.findall(r'\{"([a-z0-9_]*)", \.launch_tc = launch_', open(os.path.join(TREE, ch, "main.c")).read())]
+    return re.findall(r'\{"([a-z0-9_]*)", \.launch_tc = launch_', open(os.path.join(TREE, ch, "main.c")).read())
 
 
 @pytest.mark.parametrize("ch,b", per_chapter([(c, b) for c in tc_chapters() for b in MMA_BUILDS
