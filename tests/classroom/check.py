@@ -207,6 +207,13 @@ class Plan:
                 out[knobs] += [] if f in out[knobs] else [f]
         return out
 
+    def ptx_make_args(self):
+        """(folder, settings, files, make's arguments) of each PTX build
+        (ptx_builds), the folder under the copy's build root."""
+        return [("ptx" + ("-" + re.sub(r"[^A-Za-z0-9]+", "_", knobs) if knobs else ""), knobs, files,
+                 ["ptx", "PTX_FILES=" + " ".join(f[:-3] for f in files)] + (knobs.split(",") if knobs else []))
+                for knobs, files in self.ptx_builds().items()]
+
 
 # ------------------------------------------------------------------- PTX rules
 
@@ -556,12 +563,10 @@ class Check:
     def ptx_part(self, region_list):
         self.region_list = region_list
         ptx, failed = {}, None
-        for knobs, files in self.plan.ptx_builds().items():
-            d = os.path.join(self.build_root, "ptx" + ("-" + re.sub(r"[^A-Za-z0-9]+", "_", knobs) if knobs else ""))
+        for folder, knobs, files, args in self.plan.ptx_make_args():
+            d = os.path.join(self.build_root, folder)
             at = self.log.tell()
-            rc = self.ex.step(self.make("ptx", f"BUILD={self.ex.inside(d)}", "PTX_FILES=" +
-                                        " ".join(f[:-3] for f in files), *knobs.split(",") if knobs else []),
-                              self.code, False, BUILD_LIMIT)
+            rc = self.ex.step(self.make(*args, f"BUILD={self.ex.inside(d)}"), self.code, False, BUILD_LIMIT)
             for f in files:
                 text = read_text(os.path.join(d, f[:-3] + ".ptx"), 256 << 20) if rc == 0 else None
                 ptx[f + ("@" + knobs if knobs else "")] = text.splitlines() if text is not None else None

@@ -227,8 +227,8 @@ class Grader:
         env = dict(os.environ, **self.cache_env)
         env.pop("MAKEFLAGS", None)
         code = os.path.join(st, self.ch)
-        ptx = " ".join(sorted({f[:-3] for f in self.plan.ptx.values()}))
-        cmds = [["ptx", "BUILD=build/check/ptx", f"PTX_FILES={ptx}"]]
+        # every PTX build the PTX part makes (both MMA paths), as it makes them
+        cmds = [args + [f"BUILD=build/check/{folder}"] for folder, _, _, args in self.plan.ptx_make_args()]
         if self.gpus:
             for label, knobs, _ in self.plan.builds:
                 d = "build/check/build-" + (re.sub(r"[^A-Za-z0-9]+", "_", label) or "default")
